@@ -1,0 +1,50 @@
+/*
+ * monitors.h: the built-in monitor factories (Java: MethodMonitorFactoryDefaults).
+ *
+ * Factories are long-lived: the same argument returns the same factory.
+ */
+#ifndef TF_MONITORS_H
+#define TF_MONITORS_H
+
+#include <stdio.h>
+
+#include <tf/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Does nothing; for measuring the cost of the hooks themselves. */
+tf_factory *tf_noop(void);
+
+/* One whole line per event on out, in the dprint format of DESIGN.md section 3. */
+tf_factory *tf_dprint(FILE *out);
+
+/* Keeps each thread's stack of current calls with their arguments. */
+tf_factory *tf_operation_tracer(void);
+/* Renders the calling thread's stack, outermost first, one call a line;
+ * returns the length it needed (like snprintf). */
+size_t tf_operation_context(char *buf, size_t len);
+/* On SIGSEGV, SIGBUS, SIGFPE, SIGILL and SIGABRT print the crashing thread's
+ * stack to stderr (async-signal-safe), then die as the signal would. */
+int tf_operation_tracer_crash_handler(void);
+
+/* A factory whose monitors forward every event to each of factories' monitors in
+ * order; nested compositions are flattened and duplicates dropped. */
+tf_factory *tf_compose(tf_factory *const *factories, size_t n);
+
+/* The monitors m forwards to: the parts of a composition, or m itself (user
+ * monitors as their factory created them). Returns the count (may exceed max). */
+size_t tf_monitor_parts(tf_monitor *m, tf_monitor **out, size_t max);
+
+/* Formats one value as dprint does ("NULL", "\"a\\n\"", "true", "RED", ...);
+ * returns the length it needed (like snprintf). */
+size_t tf_value_format(char *buf, size_t len, const tf_value *v);
+/* The human name of an exception's type ("std::runtime_error"), or a fallback
+ * ("noreturn(longjmp)", "unknown"); always NUL-terminates buf. */
+const char *tf_exception_type(const tf_exception *e, char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,102 @@
+/*
+ * internal.h: what the runtime's modules share and users never see.
+ * Everything here is hidden (libtf is built with -fvisibility=hidden);
+ * public entry points are marked TF_API.
+ */
+#ifndef TF_INTERNAL_H
+#define TF_INTERNAL_H
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <tf/registry.h>
+#include <tf/monitors.h>
+
+#define TF_API __attribute__((visibility("default")))
+#define TF_COLD __attribute__((cold, noinline))
+
+/* ---- reentrancy guard (.req: a monitor calling monitored code must not recurse)
+ * Set while any monitor callback of this thread runs; hooks that find it set do
+ * nothing. Built-in monitors guard themselves (TF_FACTORY_NO_GUARD); user
+ * monitors are wrapped by tf__monitor_create. */
+extern __thread int tf__in_monitor;
+#define TF_GUARD_BEGIN(ret)                                                    \
+    if (tf__in_monitor) return ret;                                            \
+    tf__in_monitor = 1;                                                        \
+    int tf__saved_errno = errno
+#define TF_GUARD_END()                                                         \
+    errno = tf__saved_errno;                                                   \
+    tf__in_monitor = 0
+
+/* Creates f's monitor for tu, wrapped in the guard unless f opts out. */
+tf_monitor *tf__monitor_create(tf_factory *f, const tf_tu *tu);
+tf_monitor *tf__unguard(tf_monitor *m);
+/* A composition of the monitors of fs for tu (fs flattened, duplicates dropped). */
+tf_monitor *tf__compose_create(tf_factory *const *fs, size_t n, const tf_tu *tu);
+
+/* ---- stack positions, for per-thread stacks that must survive longjmp -------
+ * TF_CALLER_SP() (used directly inside a monitor callback) is the stack pointer
+ * of the monitored function when it called the hook: deeper frames have smaller
+ * values, so a frame recorded with sp < the sp of a later event on the same
+ * thread is dead. Wrappers between the hook and a monitor (compose, guard) set
+ * tf__hook_sp to their own caller's sp so that the value stays that of the
+ * monitored function. */
+extern __thread uintptr_t tf__hook_sp;
+#define TF_FRAME_CALLER_SP() ((uintptr_t)__builtin_frame_address(0) + 2 * sizeof(void *))
+#define TF_CALLER_SP() (tf__hook_sp ? tf__hook_sp : TF_FRAME_CALLER_SP())
+
+/* libtf interposes longjmp/siglongjmp/_longjmp/__longjmp_chk: before jumping it
+ * calls every registered function with the target stack pointer, on the jumping
+ * thread; frames with sp < target_sp are being skipped. At most 8. */
+typedef void (*tf__longjmp_fn)(uintptr_t target_sp);
+void tf__on_longjmp(tf__longjmp_fn fn);
+
+/* ---- text buffers: never overflow; len keeps counting what did not fit ------
+ * Everything but floating-point values is async-signal-safe (crash handler). */
+typedef struct tf_buf {
+    char *p;
+    size_t cap;
+    size_t len;
+} tf_buf;
+void tf__buf_put(tf_buf *b, const char *s, size_t n);
+void tf__buf_puts(tf_buf *b, const char *s);
+void tf__buf_int(tf_buf *b, int64_t v);
+void tf__buf_uint(tf_buf *b, uint64_t v);
+void tf__buf_value(tf_buf *b, const tf_value *v);
+void tf__buf_args(tf_buf *b, const tf_args *a); /* "p1=v1, p2=v2" */
+/* NUL-terminates, replacing the tail by "..." if it was cut; returns b->p. */
+char *tf__buf_end(tf_buf *b);
+/* Longest string shown for a const char * value (DESIGN.md section 3). */
+#define TF_STR_MAX 64
+/* The calling thread's name (pthread_getname_np); async-signal-safe. */
+void tf__thread_name(char name[16]);
+
+/* ---- registry internals ---------------------------------------------------- */
+/* Registers without the caller check (environment activation, tests of policy). */
+int tf__register_trusted(const char *group, tf_factory *f);
+/* Permission check for the module containing caller; records a denial. */
+int tf__permitted(const void *caller, const char *what);
+void tf__permission_init(void);
+/* Nonzero once exit() has begun: monitors are then never destroyed. */
+extern volatile int tf__exiting;
+
+/* ---- environment (runtime/env.c) ------------------------------------------- */
+/* TF_REPORT as given (NULL if unset or ignored); "-" means stderr. */
+const char *tf__env_report(void);
+/* The stream TF_OUTPUT names (stderr by default). */
+FILE *tf__env_output(void);
+/* Opens path for writing as TF does for every file it creates: O_NOFOLLOW,
+ * mode 0600, truncated. NULL and errno on failure. */
+FILE *tf__create_file(const char *path);
+/* Parses a TF_MONITORS value and registers what it names; reports each bad item
+ * once on err; returns the number of bad items. */
+int tf__env_apply(const char *value, FILE *err);
+/* Reads TF_REPORT and TF_MONITORS (once, from libtf's constructor). */
+void tf__env_init(void);
+
+/* ---- timing (runtime/timing*.c) -------------------------------------------- */
+/* The factory `timing` in TF_MONITORS names, set up for TF_REPORT at exit. */
+tf_factory *tf__timing_env_factory(void);
+
+#endif

@@ -1,0 +1,476 @@
+/*
+ * registry.c: the MethodMonitorRegistry (DESIGN.md section 5).
+ *
+ * State: the process-wide group graph (merged by name over every TU), the
+ * factory registered on each group, and the registered TUs with, for each of
+ * their groups, the monitor now in the holder. Every change recomputes which
+ * monitor each holder should have and stores it with release order; the hooks
+ * load it with acquire order and never take a lock.
+ *
+ * Reclamation (.req: never free a monitor in use): a frame keeps using the
+ * monitor it loaded at entry for the whole call, which may last as long as the
+ * program. So a monitor swapped out of a holder is kept, cached by the set of
+ * factories that made it (registering the same factories again reuses it), and
+ * destroyed only when its TU is unregistered (dlclose: no code of the TU runs
+ * any more). Registration is rare; this bounds memory by the distinct factory
+ * sets ever used.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+struct group {
+    char *name;
+    tf_factory *factory;
+    struct group **subs, **parents;
+    int nsubs, nparents;
+    struct group *next;
+};
+
+struct made {               /* a monitor created for one holder */
+    tf_factory **set;       /* the factories it composes, in order */
+    int n;
+    tf_monitor *monitor;
+    struct made *next;
+};
+
+struct slot {               /* one group of a TU */
+    struct group *group;
+    struct made *current;   /* NULL: holder is NULL */
+    struct made *made;      /* every monitor created for this holder */
+};
+
+struct tu_entry {
+    tf_tu *tu;
+    struct slot *slots;     /* tu->ngroups of them */
+    struct tu_entry *next;
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct group *groups;
+static struct tu_entry *tus;
+
+/* ---- the group graph ------------------------------------------------------- */
+
+static struct group *group_find(const char *name)
+{
+    for (struct group *g = groups; g; g = g->next)
+        if (strcmp(g->name, name) == 0)
+            return g;
+    return NULL;
+}
+
+static struct group *group_get(const char *name)
+{
+    struct group *g = group_find(name);
+    if (g)
+        return g;
+    g = calloc(1, sizeof *g);
+    if (!g || !(g->name = strdup(name))) {
+        free(g);
+        return NULL;
+    }
+    g->next = groups;
+    groups = g;
+    return g;
+}
+
+static int reaches(const struct group *from, const struct group *to)
+{
+    if (from == to)
+        return 1;
+    for (int i = 0; i < from->nsubs; i++)
+        if (reaches(from->subs[i], to))
+            return 1;
+    return 0;
+}
+
+static int push_group(struct group ***v, int *n, struct group *g)
+{
+    struct group **nv = realloc(*v, (size_t)(*n + 1) * sizeof **v);
+    if (!nv)
+        return TF_ENOMEM;
+    nv[(*n)++] = g;
+    *v = nv;
+    return TF_OK;
+}
+
+/* Adds g -> sub unless present; a cycle is reported and the edge ignored
+ * (a constructor cannot fail the program). */
+static void add_edge(struct group *g, struct group *sub, const tf_tu *tu)
+{
+    for (int i = 0; i < g->nsubs; i++)
+        if (g->subs[i] == sub)
+            return;
+    if (reaches(sub, g)) {
+        fprintf(stderr,
+                "tf: %s: subgroup cycle: '%s' is already a subgroup of '%s'; "
+                "edge %s -> %s ignored\n",
+                tu->file, g->name, sub->name, g->name, sub->name);
+        return;
+    }
+    if (push_group(&g->subs, &g->nsubs, sub) == TF_OK &&
+        push_group(&sub->parents, &sub->nparents, g) != TF_OK)
+        g->nsubs--;
+}
+
+/* The factories reaching group h: its own, then its ancestors' nearest first;
+ * each factory once. Returns the count (at most max). */
+static int factories_for(struct group *h, tf_factory **out, int max)
+{
+    struct group *queue[256];
+    int head = 0, tail = 0, n = 0;
+    queue[tail++] = h;
+    while (head < tail) {
+        struct group *g = queue[head++];
+        if (g->factory && n < max) {
+            int dup = 0;
+            for (int i = 0; i < n; i++)
+                dup |= out[i] == g->factory;
+            if (!dup)
+                out[n++] = g->factory;
+        }
+        for (int i = 0; i < g->nparents && tail < 256; i++) {
+            int seen = 0;
+            for (int j = 0; j < tail; j++)
+                seen |= queue[j] == g->parents[i];
+            if (!seen)
+                queue[tail++] = g->parents[i];
+        }
+    }
+    return n;
+}
+
+/* ---- holders ----------------------------------------------------------------- */
+
+static int same_set(const struct made *m, tf_factory *const *set, int n)
+{
+    return m->n == n && memcmp(m->set, set, (size_t)n * sizeof *set) == 0;
+}
+
+static struct made *make(struct slot *s, const tf_tu *tu, tf_factory *const *set, int n)
+{
+    for (struct made *m = s->made; m; m = m->next)
+        if (same_set(m, set, n))
+            return m;
+    struct made *m = calloc(1, sizeof *m);
+    if (!m || !(m->set = malloc((size_t)n * sizeof *set))) {
+        free(m);
+        return NULL;
+    }
+    memcpy(m->set, set, (size_t)n * sizeof *set);
+    m->n = n;
+    m->monitor = n == 1 ? tf__monitor_create(set[0], tu) : tf__compose_create(set, (size_t)n, tu);
+    if (!m->monitor) {
+        fprintf(stderr, "tf: %s: factory '%s' created no monitor for group '%s'\n",
+                tu->file, set[0]->name ? set[0]->name : "?", s->group->name);
+        free(m->set);
+        free(m);
+        return NULL;
+    }
+    m->next = s->made;
+    s->made = m;
+    return m;
+}
+
+static void update_tu(struct tu_entry *e)
+{
+    for (uint32_t i = 0; i < e->tu->ngroups; i++) {
+        struct slot *s = &e->slots[i];
+        tf_factory *set[64];
+        int n = factories_for(s->group, set, 64);
+        if (s->current ? same_set(s->current, set, n) : n == 0)
+            continue;
+        s->current = n ? make(s, e->tu, set, n) : NULL;
+        __atomic_store_n(e->tu->groups[i].holder, s->current ? s->current->monitor : NULL,
+                         __ATOMIC_RELEASE);
+    }
+}
+
+static void update_all(void)
+{
+    for (struct tu_entry *e = tus; e; e = e->next)
+        update_tu(e);
+}
+
+/* ---- registration ------------------------------------------------------------ */
+
+static int valid_group_name(const char *name)
+{
+    return name && *name && strlen(name) < 128;
+}
+
+static int do_register(const char *group, tf_factory *f)
+{
+    pthread_mutex_lock(&lock);
+    struct group *g = group_get(group);
+    if (g) {
+        g->factory = f;
+        update_all();
+    }
+    pthread_mutex_unlock(&lock);
+    return g ? TF_OK : TF_ENOMEM;
+}
+
+int tf__register_trusted(const char *group, tf_factory *f)
+{
+    if (!valid_group_name(group) || !f || !f->create)
+        return TF_EINVAL;
+    return do_register(group, f);
+}
+
+TF_API int tf_register(const char *group, tf_factory *f)
+{
+    const void *caller = __builtin_extract_return_addr(__builtin_return_address(0));
+    if (!valid_group_name(group) || !f || !f->create)
+        return TF_EINVAL;
+    char what[64];
+    snprintf(what, sizeof what, "register %.50s", group);
+    int rc = tf__permitted(caller, what);
+    return rc != TF_OK ? rc : do_register(group, f);
+}
+
+TF_API int tf_clear(const char *group)
+{
+    if (!valid_group_name(group))
+        return TF_EINVAL;
+    pthread_mutex_lock(&lock);
+    struct group *g = group_find(group);
+    if (g && g->factory) {
+        g->factory = NULL;
+        update_all();
+    }
+    pthread_mutex_unlock(&lock);
+    return TF_OK;
+}
+
+TF_API void tf_clear_all(void)
+{
+    pthread_mutex_lock(&lock);
+    for (struct group *g = groups; g; g = g->next)
+        g->factory = NULL;
+    update_all();
+    pthread_mutex_unlock(&lock);
+}
+
+TF_API tf_factory *tf_registered_factory(const char *group)
+{
+    if (!valid_group_name(group))
+        return NULL;
+    pthread_mutex_lock(&lock);
+    struct group *g = group_find(group);
+    tf_factory *f = g ? g->factory : NULL;
+    pthread_mutex_unlock(&lock);
+    return f;
+}
+
+TF_API tf_monitor *tf_monitor_for_tu(const tf_tu *tu, const char *group)
+{
+    if (!tu || !group)
+        return NULL;
+    for (uint32_t i = 0; i < tu->ngroups; i++)
+        if (strcmp(tu->groups[i].name, group) == 0)
+            return __atomic_load_n(tu->groups[i].holder, __ATOMIC_ACQUIRE);
+    return NULL;
+}
+
+/* ---- TUs --------------------------------------------------------------------- */
+
+/* A descriptor comes from generated code, but a stale or foreign one must not
+ * crash the program: check what the registry relies on. */
+static const char *descriptor_problem(const tf_tu *tu)
+{
+    if (tu->abi != TF_TU_ABI)
+        return "ABI version differs from this libtf";
+    if (tu->size < sizeof(tf_tu))
+        return "descriptor too small";
+    if (!tu->file || !tu->name || (tu->nnames && !tu->names) ||
+        (tu->ngroups && !tu->groups) || (tu->ndecls && !tu->decls))
+        return "missing table";
+    for (uint32_t i = 0; i < tu->nnames; i++) {
+        if (!tu->names[i].name)
+            return "unnamed entry";
+        if (i && strcmp(tu->names[i - 1].name, tu->names[i].name) >= 0)
+            return "name table not sorted";
+        if (tu->names[i].group >= (int32_t)tu->ngroups)
+            return "group index out of range";
+    }
+    for (uint32_t i = 0; i < tu->ngroups; i++)
+        if (!valid_group_name(tu->groups[i].name) || !tu->groups[i].holder)
+            return "bad group entry";
+    for (uint32_t i = 0; i < tu->ndecls; i++) {
+        if (!valid_group_name(tu->decls[i].name) ||
+            (tu->decls[i].nsubgroups && !tu->decls[i].subgroups))
+            return "bad group declaration";
+        for (uint32_t j = 0; j < tu->decls[i].nsubgroups; j++)
+            if (!valid_group_name(tu->decls[i].subgroups[j]))
+                return "bad subgroup name";
+    }
+    return NULL;
+}
+
+static void merge_groups(const tf_tu *tu)
+{
+    for (uint32_t i = 0; i < tu->ndecls; i++) {
+        struct group *g = group_get(tu->decls[i].name);
+        for (uint32_t j = 0; g && j < tu->decls[i].nsubgroups; j++) {
+            struct group *sub = group_get(tu->decls[i].subgroups[j]);
+            if (sub)
+                add_edge(g, sub, tu);
+        }
+    }
+}
+
+static struct tu_entry **tu_link(const tf_tu *tu)
+{
+    struct tu_entry **p = &tus;
+    while (*p && (*p)->tu != tu)
+        p = &(*p)->next;
+    return p;
+}
+
+TF_API void tf_tu_register(tf_tu *tu)
+{
+    const char *problem = tu ? descriptor_problem(tu) : "NULL descriptor";
+    if (problem) {
+        fprintf(stderr, "tf: %s: TU not registered: %s\n",
+                tu && tu->abi == TF_TU_ABI && tu->file ? tu->file : "?", problem);
+        return;
+    }
+    pthread_mutex_lock(&lock);
+    struct tu_entry *e = *tu_link(tu) ? NULL : calloc(1, sizeof *e);
+    if (e && !(e->slots = calloc(tu->ngroups ? tu->ngroups : 1, sizeof *e->slots))) {
+        free(e);
+        e = NULL;
+    }
+    if (e) {
+        merge_groups(tu);
+        e->tu = tu;
+        int ok = 1;
+        for (uint32_t i = 0; i < tu->ngroups; i++)
+            ok &= (e->slots[i].group = group_get(tu->groups[i].name)) != NULL;
+        if (ok) {
+            e->next = tus;
+            tus = e;
+            update_tu(e);
+        } else {
+            free(e->slots);
+            free(e);
+        }
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+static void free_slot(struct slot *s)
+{
+    struct made *next;
+    for (struct made *m = s->made; m; m = next) {
+        next = m->next;
+        if (!tf__exiting && m->monitor->ops->destroy)
+            m->monitor->ops->destroy(m->monitor);
+        free(m->set);
+        free(m);
+    }
+}
+
+TF_API void tf_tu_unregister(tf_tu *tu)
+{
+    pthread_mutex_lock(&lock);
+    struct tu_entry **p = tu_link(tu), *e = *p;
+    if (e) {
+        *p = e->next;
+        for (uint32_t i = 0; i < tu->ngroups; i++) {
+            __atomic_store_n(tu->groups[i].holder, NULL, __ATOMIC_RELEASE);
+            free_slot(&e->slots[i]);
+        }
+        free(e->slots);
+        free(e);
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+TF_API const tf_tu *tf_tu_find(const char *name)
+{
+    const tf_tu *found = NULL;
+    if (!name)
+        return NULL;
+    pthread_mutex_lock(&lock);
+    for (struct tu_entry *e = tus; e && !found; e = e->next)
+        if (strcmp(e->tu->file, name) == 0 || strcmp(e->tu->name, name) == 0)
+            found = e->tu;
+    pthread_mutex_unlock(&lock);
+    return found;
+}
+
+TF_API int tf_tu_foreach(tf_tu_visitor fn, void *arg)
+{
+    /* Visit a snapshot without the lock, so that fn may call the registry. */
+    pthread_mutex_lock(&lock);
+    size_t n = 0;
+    for (struct tu_entry *e = tus; e; e = e->next)
+        n++;
+    const tf_tu **v = malloc((n ? n : 1) * sizeof *v);
+    n = 0;
+    for (struct tu_entry *e = tus; e && v; e = e->next)
+        v[n++] = e->tu;
+    pthread_mutex_unlock(&lock);
+    if (!v)
+        return TF_ENOMEM;
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++)
+        rc = fn(v[i], arg);
+    free(v);
+    return rc;
+}
+
+/* ---- names and groups -------------------------------------------------------- */
+
+TF_API const char *tf_method_name(const tf_tu *tu, int id)
+{
+    if (!tu || id < 0 || (uint32_t)id >= tu->nnames)
+        return NULL;
+    return tu->names[id].name;
+}
+
+TF_API int tf_method_id(const tf_tu *tu, const char *name)
+{
+    if (!tu || !name)
+        return TF_EINVAL;
+    uint32_t lo = 0, hi = tu->nnames;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(tu->names[mid].name, name);
+        if (c == 0)
+            return (int)mid;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return TF_ENOENT;
+}
+
+TF_API int tf_group_known(const char *group)
+{
+    if (!group)
+        return 0;
+    pthread_mutex_lock(&lock);
+    int known = group_find(group) != NULL;
+    pthread_mutex_unlock(&lock);
+    return known;
+}
+
+TF_API int tf_group_subgroups(const char *group, const char **out, int max)
+{
+    if (!group)
+        return TF_EINVAL;
+    pthread_mutex_lock(&lock);
+    struct group *g = group_find(group);
+    int n = g ? g->nsubs : TF_ENOENT;
+    for (int i = 0; g && i < n && i < max; i++)
+        out[i] = g->subs[i]->name; /* group names live as long as the process */
+    pthread_mutex_unlock(&lock);
+    return n;
+}

@@ -1,0 +1,164 @@
+/*
+ * dprint.c: one line per event (Java: MethodMonitorFactoryDefaults.dprint), in
+ * the format of DESIGN.md section 3 (a contract):
+ *
+ *   (<thread>): <tu>.<name>->(<p1>=<v1>, ...)       enter
+ *   (<thread>): <tu>.<caller>::(<info>)(<args>)      info call inside <caller>
+ *   (<thread>): <tu>.<name><-  or  <-(<value>)       exit
+ *   (<thread>): <tu>.<name>:throw:<type>             exception
+ *
+ * Each line is built in a local buffer and written with one locked fwrite, so
+ * lines of different threads never interleave.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../registry/internal.h"
+
+#define LINE_MAX_BYTES 4096
+
+struct dprint {
+    tf_monitor base;
+    FILE *out;
+};
+
+struct dprint_factory {
+    tf_factory base;
+    FILE *out;
+};
+
+static void start(tf_buf *b, const tf_monitor *m, int id)
+{
+    char thread[16];
+    tf__thread_name(thread);
+    tf__buf_put(b, "(", 1);
+    tf__buf_puts(b, thread);
+    tf__buf_puts(b, "): ");
+    tf__buf_puts(b, m->tu->name);
+    tf__buf_put(b, ".", 1);
+    const char *name = tf_method_name(m->tu, id);
+    if (name)
+        tf__buf_puts(b, name);
+    else
+        tf__buf_int(b, id);
+}
+
+static void emit(const tf_monitor *m, tf_buf *b)
+{
+    if (b->len + 1 > b->cap) { /* cut: mark it, and keep the line a line */
+        memcpy(b->p + b->cap - 4, "...\n", 4);
+        b->len = b->cap;
+    } else {
+        b->p[b->len++] = '\n';
+    }
+    FILE *out = ((const struct dprint *)m)->out;
+    flockfile(out);
+    fwrite(b->p, 1, b->len, out);
+    funlockfile(out);
+}
+
+#define LINE(b)                                                                \
+    char line_[LINE_MAX_BYTES];                                                \
+    tf_buf b = {line_, sizeof line_, 0}
+
+static void d_enter(tf_monitor *self, int id, const tf_args *args)
+{
+    TF_GUARD_BEGIN();
+    LINE(b);
+    start(&b, self, id);
+    tf__buf_puts(&b, "->(");
+    tf__buf_args(&b, args);
+    tf__buf_put(&b, ")", 1);
+    emit(self, &b);
+    TF_GUARD_END();
+}
+
+static void d_info(tf_monitor *self, const tf_args *args, int caller, int id, tf_tp_type tp)
+{
+    TF_GUARD_BEGIN();
+    LINE(b);
+    start(&b, self, caller);
+    tf__buf_puts(&b, "::(");
+    const char *name = tf_method_name(self->tu, id);
+    if (name)
+        tf__buf_puts(&b, name);
+    else
+        tf__buf_int(&b, id);
+    tf__buf_puts(&b, ")(");
+    tf__buf_args(&b, args);
+    tf__buf_put(&b, ")", 1);
+    emit(self, &b);
+    TF_GUARD_END();
+}
+
+static void d_exit(tf_monitor *self, int id, const tf_value *result)
+{
+    TF_GUARD_BEGIN();
+    LINE(b);
+    start(&b, self, id);
+    tf__buf_puts(&b, "<-");
+    if (result) {
+        tf__buf_put(&b, "(", 1);
+        tf__buf_value(&b, result);
+        tf__buf_put(&b, ")", 1);
+    }
+    emit(self, &b);
+    TF_GUARD_END();
+}
+
+static void d_exception(tf_monitor *self, int id, const tf_exception *exc)
+{
+    TF_GUARD_BEGIN();
+    LINE(b);
+    char type[256];
+    start(&b, self, id);
+    tf__buf_puts(&b, ":throw:");
+    tf__buf_puts(&b, tf_exception_type(exc, type, sizeof type));
+    emit(self, &b);
+    TF_GUARD_END();
+}
+
+static void d_clear(tf_monitor *self) {}
+
+static void d_destroy(tf_monitor *self)
+{
+    free(self);
+}
+
+static const tf_monitor_ops dprint_ops = {d_enter, d_info, d_exit, d_exception, d_clear, d_destroy};
+
+static tf_monitor *dprint_create(tf_factory *self, const tf_tu *tu)
+{
+    struct dprint *d = malloc(sizeof *d);
+    if (d) {
+        d->base = (tf_monitor){&dprint_ops, tu, self};
+        d->out = ((struct dprint_factory *)self)->out;
+    }
+    return d ? &d->base : NULL;
+}
+
+/* One factory per stream, kept for the life of the process. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct dprint_factory *made[16];
+
+TF_API tf_factory *tf_dprint(FILE *out)
+{
+    if (!out)
+        return NULL;
+    struct dprint_factory *f = NULL;
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < 16 && made[i] && !f; i++)
+        if (made[i]->out == out)
+            f = made[i];
+    if (!f && (f = malloc(sizeof *f))) {
+        *f = (struct dprint_factory){{"dprint", dprint_create, TF_FACTORY_NO_GUARD}, out};
+        for (int i = 0; i < 16; i++)
+            if (!made[i]) {
+                made[i] = f;
+                break;
+            }
+    }
+    pthread_mutex_unlock(&lock);
+    return f ? &f->base : NULL;
+}

@@ -1,0 +1,224 @@
+/*
+ * format.c: how values look in dprint lines, tracer contexts and reports
+ * (DESIGN.md section 3: integers decimal, bool true/false, floating %g,
+ * pointers 0x... or NULL, strings quoted and escaped and cut at 64 bytes,
+ * enums by enumerator name when known).
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+
+#include "../registry/internal.h"
+
+void tf__buf_put(tf_buf *b, const char *s, size_t n)
+{
+    if (b->len < b->cap) {
+        size_t room = b->cap - b->len;
+        memcpy(b->p + b->len, s, n < room ? n : room);
+    }
+    b->len += n;
+}
+
+void tf__buf_puts(tf_buf *b, const char *s)
+{
+    tf__buf_put(b, s, strlen(s));
+}
+
+void tf__buf_uint(tf_buf *b, uint64_t v)
+{
+    char d[24];
+    int i = sizeof d;
+    do
+        d[--i] = (char)('0' + v % 10);
+    while (v /= 10);
+    tf__buf_put(b, d + i, sizeof d - (size_t)i);
+}
+
+void tf__buf_int(tf_buf *b, int64_t v)
+{
+    if (v < 0) {
+        tf__buf_put(b, "-", 1);
+        tf__buf_uint(b, 0 - (uint64_t)v);
+    } else {
+        tf__buf_uint(b, (uint64_t)v);
+    }
+}
+
+static void put_hex(tf_buf *b, uintptr_t v)
+{
+    char d[2 + 2 * sizeof v];
+    int i = sizeof d;
+    do
+        d[--i] = "0123456789abcdef"[v & 15];
+    while (v >>= 4);
+    d[--i] = 'x';
+    d[--i] = '0';
+    tf__buf_put(b, d + i, sizeof d - (size_t)i);
+}
+
+static void put_escaped(tf_buf *b, unsigned char c)
+{
+    static const char named[] = "\a\b\f\n\r\t\v\\\"";
+    static const char letter[] = "abfnrtv\\\"";
+    const char *hit = c ? strchr(named, c) : NULL;
+    if (hit) {
+        char e[2] = {'\\', letter[hit - named]};
+        tf__buf_put(b, e, 2);
+    } else if (c < 0x20 || c >= 0x7f) {
+        char e[4] = {'\\', (char)('0' + (c >> 6)), (char)('0' + ((c >> 3) & 7)),
+                     (char)('0' + (c & 7))};
+        tf__buf_put(b, e, 4); /* octal: unambiguous whatever follows */
+    } else {
+        tf__buf_put(b, (const char *)&c, 1);
+    }
+}
+
+static void put_string(tf_buf *b, const char *s)
+{
+    if (!s) {
+        tf__buf_puts(b, "NULL");
+        return;
+    }
+    size_t n = strnlen(s, TF_STR_MAX + 1);
+    tf__buf_put(b, "\"", 1);
+    for (size_t i = 0; i < n && i < TF_STR_MAX; i++)
+        put_escaped(b, (unsigned char)s[i]);
+    tf__buf_puts(b, n > TF_STR_MAX ? "\"..." : "\"");
+}
+
+static void put_enum(tf_buf *b, const tf_value *v)
+{
+    const tf_enum_type *t = v->type;
+    for (uint32_t i = 0; t && t->items && i < t->count; i++)
+        if (t->items[i].value == v->v.i && t->items[i].name) {
+            tf__buf_puts(b, t->items[i].name);
+            return;
+        }
+    tf__buf_int(b, v->v.i);
+}
+
+static void put_double(tf_buf *b, double d)
+{
+    char s[32];
+    int n = snprintf(s, sizeof s, "%g", d);
+    tf__buf_put(b, s, n > 0 ? (size_t)n : 0);
+}
+
+void tf__buf_value(tf_buf *b, const tf_value *v)
+{
+    switch (v->kind) {
+    case TF_K_INT: tf__buf_int(b, v->v.i); break;
+    case TF_K_UINT: tf__buf_uint(b, v->v.u); break;
+    case TF_K_BOOL: tf__buf_puts(b, v->v.u ? "true" : "false"); break;
+    case TF_K_FLOAT: put_double(b, v->v.d); break;
+    case TF_K_PTR:
+        if (v->v.p)
+            put_hex(b, (uintptr_t)v->v.p);
+        else
+            tf__buf_puts(b, "NULL");
+        break;
+    case TF_K_STR: put_string(b, v->v.s); break;
+    case TF_K_ENUM: put_enum(b, v); break;
+    case TF_K_STRUCT: tf__buf_puts(b, "{...}"); break;
+    default: tf__buf_puts(b, "?"); break;
+    }
+}
+
+void tf__buf_args(tf_buf *b, const tf_args *a)
+{
+    for (uint32_t i = 0; a && a->values && i < a->count; i++) {
+        if (i)
+            tf__buf_puts(b, ", ");
+        tf__buf_puts(b, a->values[i].name ? a->values[i].name : "?");
+        tf__buf_put(b, "=", 1);
+        tf__buf_value(b, &a->values[i]);
+    }
+}
+
+char *tf__buf_end(tf_buf *b)
+{
+    if (b->cap == 0)
+        return b->p;
+    if (b->len < b->cap) {
+        b->p[b->len] = 0;
+    } else {
+        size_t end = b->cap - 1;
+        memcpy(b->p + (end >= 3 ? end - 3 : 0), "...", end >= 3 ? 3 : end);
+        b->p[end] = 0;
+    }
+    return b->p;
+}
+
+void tf__thread_name(char name[16])
+{
+    if (prctl(PR_GET_NAME, name) != 0)
+        strcpy(name, "?");
+    name[15] = 0;
+}
+
+TF_API size_t tf_value_format(char *buf, size_t len, const tf_value *v)
+{
+    tf_buf b = {buf, len, 0};
+    if (v)
+        tf__buf_value(&b, v);
+    size_t need = b.len;
+    tf__buf_end(&b);
+    return need;
+}
+
+/* ---- exception types ----------------------------------------------------------
+ * The C++ runtime is there only in C++ programs: reach it weakly. */
+extern char *__cxa_demangle(const char *, char *, size_t *, int *) __attribute__((weak));
+extern void *__cxa_current_exception_type(void) __attribute__((weak));
+
+/* Itanium C++ ABI: the std::type_info * of a thrown object sits 80 bytes before
+ * the _Unwind_Exception header (LP64; libstdc++ and libc++abi alike), in a
+ * primary exception; a dependent one (std::rethrow_exception) holds there the
+ * primary's object, whose header ends 32 bytes before it. */
+static const void *type_of_unwind(const void *ue)
+{
+    uint64_t cls;
+    memcpy(&cls, ue, sizeof cls);
+    uint64_t vendor = cls >> 8, kind = cls & 0xff;
+    if (sizeof(void *) != 8 || (vendor != 0x474e5543432b2bULL /* GNUCC++ */ &&
+                                vendor != 0x434c4e47432b2bULL /* CLNGC++ */))
+        return NULL;
+    const void *slot = *(const void *const *)((const char *)ue - 80);
+    if (kind == 1 && slot)
+        slot = *(const void *const *)((const char *)slot - 32 - 80);
+    return kind <= 1 ? slot : NULL;
+}
+
+static const char *copy_type_name(const void *ti, char *buf, size_t len)
+{
+    const char *mangled = ((const char *const *)ti)[1];
+    if (*mangled == '*') /* GCC marks types of internal linkage */
+        mangled++;
+    int status = -1;
+    char *human = __cxa_demangle ? __cxa_demangle(mangled, NULL, NULL, &status) : NULL;
+    snprintf(buf, len, "%s", status == 0 && human ? human : mangled);
+    free(human);
+    return buf;
+}
+
+TF_API const char *tf_exception_type(const tf_exception *e, char *buf, size_t len)
+{
+    if (!buf || !len)
+        return buf;
+    const void *ti = NULL;
+    if (e && e->kind == TF_EXC_NORETURN) {
+        snprintf(buf, len, "noreturn(%s)", e->name ? e->name : "?");
+        return buf;
+    }
+    if (e && e->kind == TF_EXC_THROW)
+        ti = e->data ? e->data : (__cxa_current_exception_type ? __cxa_current_exception_type() : NULL);
+    else if (e && e->kind == TF_EXC_UNWIND && e->data)
+        ti = type_of_unwind(e->data);
+    if (!ti) {
+        snprintf(buf, len, "%s", e && e->kind == TF_EXC_UNWIND ? "foreign" : "unknown");
+        return buf;
+    }
+    return copy_type_name(ti, buf, len);
+}

@@ -1,0 +1,99 @@
+/*
+ * guard.c: the reentrancy guard around user monitors (DESIGN.md section 5: a
+ * monitor that calls monitored code must not recurse into itself; hooks never
+ * change errno). Built-in monitors guard themselves and opt out with
+ * TF_FACTORY_NO_GUARD; every other factory's monitors get wrapped here.
+ */
+#include <stdlib.h>
+
+#include "../registry/internal.h"
+
+__thread int tf__in_monitor;
+__thread uintptr_t tf__hook_sp;
+
+struct guard {
+    tf_monitor base;
+    tf_monitor *inner;
+};
+
+#define INNER(self) (((struct guard *)(self))->inner)
+
+/* The user monitor sees the hook's stack position, not the guard's. */
+#define GUARDED(op, ...)                                                       \
+    do {                                                                       \
+        tf_monitor *in = INNER(self);                                          \
+        if (!in->ops->op)                                                      \
+            return; /* a user monitor may leave ops it has no use for NULL */  \
+        TF_GUARD_BEGIN();                                                      \
+        uintptr_t tf__outer_sp = tf__hook_sp;                                  \
+        tf__hook_sp = TF_CALLER_SP();                                          \
+        in->ops->op(in, __VA_ARGS__);                                          \
+        tf__hook_sp = tf__outer_sp;                                            \
+        TF_GUARD_END();                                                        \
+    } while (0)
+
+static void g_enter(tf_monitor *self, int id, const tf_args *args)
+{
+    GUARDED(enter, id, args);
+}
+
+static void g_info(tf_monitor *self, const tf_args *args, int caller, int id, tf_tp_type tp)
+{
+    GUARDED(info, args, caller, id, tp);
+}
+
+static void g_exit(tf_monitor *self, int id, const tf_value *result)
+{
+    GUARDED(exit, id, result);
+}
+
+static void g_exception(tf_monitor *self, int id, const tf_exception *exc)
+{
+    GUARDED(exception, id, exc);
+}
+
+static void g_clear(tf_monitor *self)
+{
+    tf_monitor *in = INNER(self);
+    if (in->ops->clear)
+        in->ops->clear(in);
+}
+
+static void g_destroy(tf_monitor *self)
+{
+    if (INNER(self)->ops->destroy)
+        INNER(self)->ops->destroy(INNER(self));
+    free(self);
+}
+
+static const tf_monitor_ops guard_ops = {g_enter, g_info, g_exit, g_exception, g_clear, g_destroy};
+
+tf_monitor *tf__monitor_create(tf_factory *f, const tf_tu *tu)
+{
+    tf_monitor *m = f->create(f, tu);
+    if (!m || !m->ops)
+        return NULL;
+    if (!m->tu)
+        m->tu = tu;
+    if (!m->factory)
+        m->factory = f;
+    if (f->flags & TF_FACTORY_NO_GUARD)
+        return m;
+    struct guard *g = calloc(1, sizeof *g);
+    if (!g) {
+        if (m->ops->destroy)
+            m->ops->destroy(m);
+        return NULL;
+    }
+    g->base.ops = &guard_ops;
+    g->base.tu = tu;
+    g->base.factory = f;
+    g->inner = m;
+    return &g->base;
+}
+
+/* Unwraps a guard (for tf_monitor_parts). */
+tf_monitor *tf__unguard(tf_monitor *m)
+{
+    return m && m->ops == &guard_ops ? INNER(m) : m;
+}

@@ -1,0 +1,34 @@
+/*
+ * noop.c: a monitor that does nothing (Java: MethodMonitorFactoryDefaults.noOp),
+ * to measure what the hooks alone cost.
+ */
+#include <stdlib.h>
+
+#include "../registry/internal.h"
+
+static void n_enter(tf_monitor *self, int id, const tf_args *args) {}
+static void n_info(tf_monitor *self, const tf_args *args, int caller, int id, tf_tp_type tp) {}
+static void n_exit(tf_monitor *self, int id, const tf_value *result) {}
+static void n_exception(tf_monitor *self, int id, const tf_exception *exc) {}
+static void n_clear(tf_monitor *self) {}
+static void n_destroy(tf_monitor *self)
+{
+    free(self);
+}
+
+static const tf_monitor_ops noop_ops = {n_enter, n_info, n_exit, n_exception, n_clear, n_destroy};
+
+static tf_monitor *noop_create(tf_factory *self, const tf_tu *tu)
+{
+    tf_monitor *m = malloc(sizeof *m);
+    if (m)
+        *m = (tf_monitor){&noop_ops, tu, self};
+    return m;
+}
+
+static tf_factory noop_factory = {"noop", noop_create, TF_FACTORY_NO_GUARD};
+
+TF_API tf_factory *tf_noop(void)
+{
+    return &noop_factory;
+}

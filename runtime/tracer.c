@@ -1,0 +1,274 @@
+/*
+ * tracer.c: the operation tracer (Java: MethodMonitorFactoryDefaults.operationTracer):
+ * each thread's stack of current monitored calls with their arguments, for
+ * context in error messages (tf_operation_context) and in crash reports.
+ *
+ * Arguments are copied at enter (strings up to TRACER_STR bytes), so rendering
+ * never dereferences caller memory: the crash handler can render safely.
+ *
+ * Frames skipped by longjmp are dropped three ways: the longjmp interposer
+ * gives the target stack pointer; any event pops frames deeper than itself;
+ * an exit or info names its frame and pops what lies above it.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../registry/internal.h"
+
+#define TRACER_ARGS 8
+#define TRACER_STR 48
+#define TRACER_DEPTH 4096 /* frames kept per thread; deeper calls are only counted */
+
+struct frame {
+    const tf_tu *tu;
+    int id;
+    uint32_t nargs;           /* as passed; at most TRACER_ARGS are kept */
+    uintptr_t sp;
+    tf_value args[TRACER_ARGS];
+    char str[TRACER_ARGS][TRACER_STR + 1];
+};
+
+struct stack {
+    int depth;                /* may exceed cap: deeper frames are counted only */
+    int cap;                  /* grows by doubling up to TRACER_DEPTH */
+    struct frame *frames;
+};
+
+static __thread struct stack *tls;
+static pthread_key_t key;
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+
+static void stack_free(void *p)
+{
+    struct stack *s = p; /* runs on the exiting thread itself */
+    tls = NULL;
+    free(s->frames);
+    free(s);
+}
+
+static void make_key(void)
+{
+    pthread_key_create(&key, stack_free);
+}
+
+static struct stack *stack_get(void)
+{
+    if (!tls) {
+        pthread_once(&key_once, make_key);
+        tls = calloc(1, sizeof *tls);
+        if (tls)
+            pthread_setspecific(key, tls); /* freed at thread exit */
+    }
+    return tls;
+}
+
+/* Pops frames strictly deeper than sp: their functions can no longer run. */
+static void drop_below(struct stack *s, uintptr_t sp)
+{
+    while (s->depth > 0 && s->depth <= s->cap && s->frames[s->depth - 1].sp < sp)
+        s->depth--;
+}
+
+static void on_longjmp(uintptr_t target_sp)
+{
+    if (tls)
+        drop_below(tls, target_sp);
+}
+
+static void copy_args(struct frame *f, const tf_args *args)
+{
+    f->nargs = args && args->values ? args->count : 0;
+    for (uint32_t i = 0; i < f->nargs && i < TRACER_ARGS; i++) {
+        f->args[i] = args->values[i];
+        if (f->args[i].kind == TF_K_STR && f->args[i].v.s) {
+            /* keep one byte more than shown, so that a cut still shows "..." */
+            strncpy(f->str[i], f->args[i].v.s, TRACER_STR);
+            f->str[i][TRACER_STR] = 0;
+            f->args[i].v.s = f->str[i];
+        }
+    }
+}
+
+static void t_enter(tf_monitor *self, int id, const tf_args *args)
+{
+    uintptr_t sp = TF_CALLER_SP();
+    TF_GUARD_BEGIN();
+    struct stack *s = stack_get();
+    if (s) {
+        drop_below(s, sp);
+        if (s->depth == s->cap && s->cap < TRACER_DEPTH) {
+            int cap = s->cap ? 2 * s->cap : 16;
+            struct frame *v = realloc(s->frames, (size_t)cap * sizeof *v);
+            if (v) {
+                s->frames = v;
+                s->cap = cap;
+            }
+        }
+        if (s->depth < s->cap) {
+            struct frame *f = &s->frames[s->depth];
+            f->tu = self->tu;
+            f->id = id;
+            f->sp = sp;
+            copy_args(f, args);
+        }
+        s->depth++;
+    }
+    TF_GUARD_END();
+}
+
+/* Pops the innermost frame of (tu, id) and everything above it, if present. */
+static void pop_through(struct stack *s, const tf_tu *tu, int id)
+{
+    if (s->depth > s->cap) {
+        s->depth--;
+        return;
+    }
+    for (int i = s->depth - 1; i >= 0; i--)
+        if (s->frames[i].tu == tu && s->frames[i].id == id) {
+            s->depth = i;
+            return;
+        }
+}
+
+static void t_exit(tf_monitor *self, int id, const tf_value *result)
+{
+    uintptr_t sp = TF_CALLER_SP();
+    TF_GUARD_BEGIN();
+    if (tls) {
+        drop_below(tls, sp);
+        pop_through(tls, self->tu, id);
+    }
+    TF_GUARD_END();
+}
+
+static void t_info(tf_monitor *self, const tf_args *args, int caller, int id, tf_tp_type tp)
+{
+    uintptr_t sp = TF_CALLER_SP();
+    TF_GUARD_BEGIN();
+    if (tls)
+        drop_below(tls, sp);
+    TF_GUARD_END();
+}
+
+static void t_exception(tf_monitor *self, int id, const tf_exception *exc) {}
+static void t_clear(tf_monitor *self)
+{
+    if (tls)
+        tls->depth = 0;
+}
+static void t_destroy(tf_monitor *self)
+{
+    free(self);
+}
+
+static const tf_monitor_ops tracer_ops = {t_enter, t_info, t_exit, t_exception, t_clear, t_destroy};
+
+static tf_monitor *tracer_create(tf_factory *self, const tf_tu *tu)
+{
+    tf_monitor *m = malloc(sizeof *m);
+    if (m)
+        *m = (tf_monitor){&tracer_ops, tu, self};
+    return m;
+}
+
+static pthread_once_t hook_once = PTHREAD_ONCE_INIT;
+static void hook_longjmp(void)
+{
+    tf__on_longjmp(on_longjmp);
+}
+
+static tf_factory tracer_factory = {"tracer", tracer_create, TF_FACTORY_NO_GUARD};
+
+TF_API tf_factory *tf_operation_tracer(void)
+{
+    pthread_once(&hook_once, hook_longjmp);
+    return &tracer_factory;
+}
+
+/* ---- rendering (async-signal-safe: no allocation, no locks, no stdio) ---------- */
+
+static void render(tf_buf *b, const struct stack *s)
+{
+    int kept = s->depth < s->cap ? s->depth : s->cap;
+    for (int i = 0; i < kept; i++) {
+        const struct frame *f = &s->frames[i];
+        tf__buf_puts(b, "  ");
+        tf__buf_puts(b, f->tu->name);
+        tf__buf_put(b, ".", 1);
+        const char *name = tf_method_name(f->tu, f->id);
+        if (name)
+            tf__buf_puts(b, name);
+        else
+            tf__buf_int(b, f->id);
+        tf_args a = {f->nargs < TRACER_ARGS ? f->nargs : TRACER_ARGS, 0, f->args};
+        tf__buf_put(b, "(", 1);
+        tf__buf_args(b, &a);
+        tf__buf_puts(b, f->nargs > TRACER_ARGS ? ", ...)\n" : ")\n");
+    }
+    if (s->depth > s->cap) {
+        tf__buf_puts(b, "  ... ");
+        tf__buf_int(b, s->depth - s->cap);
+        tf__buf_puts(b, " deeper calls not kept\n");
+    }
+}
+
+TF_API size_t tf_operation_context(char *buf, size_t len)
+{
+    tf_buf b = {buf, len, 0};
+    if (tls)
+        render(&b, tls);
+    size_t need = b.len;
+    tf__buf_end(&b);
+    return need;
+}
+
+/* ---- crash handler ----------------------------------------------------------- */
+
+static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+#define NSIG_CRASH (sizeof crash_signals / sizeof crash_signals[0])
+static struct sigaction previous[NSIG_CRASH];
+
+static void on_crash(int sig, siginfo_t *info, void *uctx)
+{
+    char text[8192], thread[16];
+    tf_buf b = {text, sizeof text, 0};
+    tf__thread_name(thread);
+    tf__buf_puts(&b, "tf: fatal signal ");
+    tf__buf_int(&b, sig);
+    tf__buf_puts(&b, " in thread ");
+    tf__buf_puts(&b, thread);
+    tf__buf_puts(&b, "; operation context (outermost first):\n");
+    if (tls && tls->depth)
+        render(&b, tls);
+    else
+        tf__buf_puts(&b, "  (no monitored call active)\n");
+    if (b.len > b.cap)
+        b.len = b.cap;
+    ssize_t unused = write(2, b.p, b.len);
+    (void)unused;
+    for (size_t i = 0; i < NSIG_CRASH; i++)
+        if (crash_signals[i] == sig)
+            sigaction(sig, &previous[i], NULL);
+    raise(sig); /* the previous action (usually: die) */
+}
+
+TF_API int tf_operation_tracer_crash_handler(void)
+{
+    static char altstack[64 * 1024];
+    stack_t ss = {.ss_sp = altstack, .ss_size = sizeof altstack};
+    sigaltstack(&ss, NULL); /* this thread can report a stack overflow too */
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_crash;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < NSIG_CRASH; i++)
+        if (sigaction(crash_signals[i], &sa, &previous[i]) != 0)
+            return TF_EINVAL;
+    tf_operation_tracer();
+    return TF_OK;
+}
