@@ -20,7 +20,7 @@
 #include "../registry/internal.h"
 
 #define TRACER_ARGS 8
-#define TRACER_STR 48
+#define TRACER_STR (TF_STR_MAX + 1) /* one more than shown, so a cut still shows "..." */
 #define TRACER_DEPTH 4096 /* frames kept per thread; deeper calls are only counted */
 
 struct frame {
@@ -85,7 +85,6 @@ static void copy_args(struct frame *f, const tf_args *args)
     for (uint32_t i = 0; i < f->nargs && i < TRACER_ARGS; i++) {
         f->args[i] = args->values[i];
         if (f->args[i].kind == TF_K_STR && f->args[i].v.s) {
-            /* keep one byte more than shown, so that a cut still shows "..." */
             strncpy(f->str[i], f->args[i].v.s, TRACER_STR);
             f->str[i][TRACER_STR] = 0;
             f->args[i].v.s = f->str[i];

@@ -1,0 +1,301 @@
+/* Registry: name tables, group graph, composition, late and leaving TUs,
+ * reuse of monitors, malformed descriptors, user monitors, guard and errno. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <tf/monitors.h>
+
+#include "fake_tu.h"
+
+/* ---- a user monitor that counts what it sees --------------------------------- */
+
+struct counting {
+    tf_monitor base;
+    int enters, exits, infos, exceptions;
+    int *destroyed;
+};
+static int destroyed_count;
+static int reenter; /* the monitor calls monitored code when set */
+
+static void c_enter(tf_monitor *self, int id, const tf_args *a)
+{
+    ((struct counting *)self)->enters++;
+    errno = EBADF; /* hooks must not leak this */
+    if (reenter)
+        read_int(1);
+}
+static void c_exit(tf_monitor *self, int id, const tf_value *r)
+{
+    ((struct counting *)self)->exits++;
+}
+static void c_info(tf_monitor *self, const tf_args *a, int caller, int id, tf_tp_type tp)
+{
+    ((struct counting *)self)->infos++;
+}
+static void c_destroy(tf_monitor *self)
+{
+    destroyed_count++;
+    free(self);
+}
+/* exception and clear left NULL on purpose: a user monitor may. */
+static const tf_monitor_ops counting_ops = {c_enter, c_info, c_exit, NULL, NULL, c_destroy};
+
+static tf_monitor *counting_create(tf_factory *f, const tf_tu *tu)
+{
+    struct counting *c = calloc(1, sizeof *c);
+    c->base.ops = &counting_ops;
+    return &c->base;
+}
+static tf_factory counting_a = {"count_a", counting_create, 0};
+static tf_factory counting_b = {"count_b", counting_create, 0};
+
+static struct counting *leaf(tf_monitor *m, size_t i)
+{
+    tf_monitor *parts[8];
+    size_t n = tf_monitor_parts(m, parts, 8);
+    assert_true(i < n);
+    return (struct counting *)parts[i];
+}
+
+static int setup(void **state)
+{
+    tf_tu_register(&iostream_tu);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    tf_clear_all();
+    tf_tu_unregister(&iostream_tu);
+    return 0;
+}
+
+/* ---- tests -------------------------------------------------------------------- */
+
+static void name_tables(void **state)
+{
+    assert_string_equal(tf_method_name(&iostream_tu, ID_READ_INT), "read_int");
+    assert_string_equal(tf_method_name(&iostream_tu, ID_FLUSH), "flush");
+    assert_int_equal(tf_method_id(&iostream_tu, "write_long"), ID_WRITE_LONG);
+    assert_int_equal(tf_method_id(&iostream_tu, "odd_value"), ID_ODD_VALUE);
+    assert_int_equal(tf_method_id(&iostream_tu, "nope"), TF_ENOENT);
+    assert_int_equal(tf_method_id(&iostream_tu, "a"), TF_ENOENT);
+    assert_int_equal(tf_method_id(&iostream_tu, "zzz"), TF_ENOENT);
+    assert_null(tf_method_name(&iostream_tu, 4));
+    assert_null(tf_method_name(&iostream_tu, -1));
+    assert_null(tf_method_name(NULL, 0));
+    assert_ptr_equal(tf_tu_find("iostream"), &iostream_tu);
+    assert_ptr_equal(tf_tu_find("src/iostream.c"), &iostream_tu);
+    assert_null(tf_tu_find("other"));
+}
+
+static void nothing_registered_means_null_holders(void **state)
+{
+    assert_null(hook_load(&holder_io_read));
+    assert_null(hook_load(&holder_io_write));
+    assert_int_equal(read_int(21), 42);
+}
+
+static void register_on_parent_reaches_subgroups(void **state)
+{
+    assert_int_equal(tf_register("io", &counting_a), TF_OK);
+    assert_ptr_equal(tf_registered_factory("io"), &counting_a);
+    tf_monitor *r = hook_load(&holder_io_read), *w = hook_load(&holder_io_write);
+    assert_non_null(r);
+    assert_non_null(w);
+    assert_ptr_not_equal(r, w); /* one monitor per holder */
+    assert_ptr_equal(r->factory, &counting_a);
+    assert_ptr_equal(tf_monitor_for_tu(&iostream_tu, "io_read"), r);
+    read_int(1);
+    write_long(3);
+    assert_int_equal(leaf(r, 0)->enters, 1);
+    assert_int_equal(leaf(r, 0)->exits, 1);
+    assert_int_equal(leaf(w, 0)->enters, 1);
+    assert_int_equal(leaf(w, 0)->infos, 1);
+    assert_int_equal(tf_clear("io"), TF_OK);
+    assert_null(hook_load(&holder_io_read));
+    assert_null(tf_registered_factory("io"));
+}
+
+static void register_on_subgroup_only(void **state)
+{
+    assert_int_equal(tf_register("io_read", &counting_a), TF_OK);
+    assert_non_null(hook_load(&holder_io_read));
+    assert_null(hook_load(&holder_io_write));
+}
+
+static void both_levels_compose(void **state)
+{
+    tf_register("io_read", &counting_a);
+    tf_register("io", &counting_b);
+    tf_monitor *parts[4];
+    tf_monitor *r = hook_load(&holder_io_read);
+    assert_int_equal(tf_monitor_parts(r, parts, 4), 2);
+    assert_ptr_equal(parts[0]->factory, &counting_a); /* the group's own first */
+    assert_ptr_equal(parts[1]->factory, &counting_b);
+    assert_int_equal(tf_monitor_parts(hook_load(&holder_io_write), parts, 4), 1);
+    assert_ptr_equal(parts[0]->factory, &counting_b);
+    read_int(5);
+    assert_int_equal(leaf(r, 0)->enters, 1);
+    assert_int_equal(leaf(r, 1)->enters, 1);
+    /* the same factory on both levels is one monitor */
+    tf_register("io", &counting_a);
+    assert_int_equal(tf_monitor_parts(hook_load(&holder_io_read), parts, 4), 1);
+}
+
+static void replacing_and_reusing(void **state)
+{
+    tf_register("io", &counting_a);
+    tf_monitor *first = hook_load(&holder_io_read);
+    tf_register("io", &counting_b); /* a later call replaces */
+    assert_ptr_equal(tf_registered_factory("io"), &counting_b);
+    assert_ptr_not_equal(hook_load(&holder_io_read), first);
+    tf_register("io", &counting_a);
+    assert_ptr_equal(hook_load(&holder_io_read), first); /* kept, not rebuilt */
+}
+
+static tf_monitor *late_holder;
+static const tf_name late_names[] = {{"poll", TF_NAME_MONITOR, 0, "late.c", 3, 0}};
+static const tf_tu_group late_groups[] = {{"net", &late_holder}};
+static const tf_group_decl late_decls[] = {{"net", NULL, 0, 0}};
+static tf_tu late_tu = {TF_TU_ABI, sizeof(tf_tu), "late.c", "late", 1, 1, 1, 0,
+                        late_names, late_groups, late_decls};
+
+static void late_tu_gets_monitor_and_leaves_cleanly(void **state)
+{
+    assert_false(tf_group_known("net"));
+    assert_int_equal(tf_register("net", &counting_a), TF_OK); /* before any TU has it */
+    assert_true(tf_group_known("net"));
+    int before = destroyed_count;
+    tf_tu_register(&late_tu);
+    tf_monitor *m = hook_load(&late_holder);
+    assert_non_null(m);
+    assert_ptr_equal(m->tu, &late_tu);
+    tf_register("net", &counting_b); /* a second monitor, kept for running frames */
+    tf_tu_unregister(&late_tu);
+    assert_null(hook_load(&late_holder));
+    assert_null(tf_tu_find("late"));
+    assert_int_equal(destroyed_count, before + 2); /* both, at unregistration */
+    tf_tu_unregister(&late_tu);                    /* twice is harmless */
+}
+
+static tf_monitor *net_holder;
+static const tf_tu_group net_groups[] = {{"io_read", &net_holder}};
+static const char *const io_more[] = {"io_read", "io_net"};
+static const char *const back_edge[] = {"io"};
+static const tf_group_decl net_decls[] = {
+    {"io", io_more, 2, 0},
+    {"io_net", NULL, 0, 0},
+    {"io_read", back_edge, 1, 0}, /* io_read -> io closes a cycle */
+};
+static const tf_name net_names[] = {{"recv", TF_NAME_MONITOR, 0, "net.c", 1, 0}};
+static tf_tu net_tu = {TF_TU_ABI, sizeof(tf_tu), "net.c", "net", 1, 1, 3, 0,
+                       net_names, net_groups, net_decls};
+
+static void groups_merge_across_tus_and_cycles_are_refused(void **state)
+{
+    tf_tu_register(&net_tu);
+    const char *subs[8];
+    int n = tf_group_subgroups("io", subs, 8);
+    assert_int_equal(n, 3);
+    assert_string_equal(subs[0], "io_read");
+    assert_string_equal(subs[1], "io_write");
+    assert_string_equal(subs[2], "io_net");
+    assert_int_equal(tf_group_subgroups("io_read", subs, 8), 0); /* the cycle edge was dropped */
+    assert_int_equal(tf_group_subgroups("no_such", subs, 8), TF_ENOENT);
+    tf_register("io", &counting_a);
+    assert_non_null(hook_load(&net_holder)); /* two TUs share group io_read */
+    assert_non_null(hook_load(&holder_io_read));
+    tf_tu_unregister(&net_tu);
+}
+
+static void malformed_descriptors_are_refused(void **state)
+{
+    static tf_monitor *h;
+    static const tf_name unsorted[] = {{"b", TF_NAME_MONITOR, 0, "x.c", 1, 0},
+                                       {"a", TF_NAME_MONITOR, 0, "x.c", 2, 0}};
+    static const tf_name bad_group[] = {{"a", TF_NAME_MONITOR, 5, "x.c", 1, 0}};
+    static const tf_tu_group g[] = {{"gx", &h}};
+    static tf_tu t1 = {TF_TU_ABI, sizeof(tf_tu), "x.c", "x1", 2, 1, 0, 0, unsorted, g, NULL};
+    static tf_tu t2 = {TF_TU_ABI, sizeof(tf_tu), "x.c", "x2", 1, 1, 0, 0, bad_group, g, NULL};
+    static tf_tu t3 = {TF_TU_ABI + 1, sizeof(tf_tu), "x.c", "x3", 0, 0, 0, 0, NULL, NULL, NULL};
+    static tf_tu t4 = {TF_TU_ABI, sizeof(tf_tu), "x.c", "x4", 1, 0, 0, 0, NULL, NULL, NULL};
+    tf_tu_register(&t1);
+    tf_tu_register(&t2);
+    tf_tu_register(&t3);
+    tf_tu_register(&t4);
+    tf_tu_register(NULL);
+    assert_null(tf_tu_find("x1"));
+    assert_null(tf_tu_find("x2"));
+    assert_null(tf_tu_find("x3"));
+    assert_null(tf_tu_find("x4"));
+}
+
+static void bad_arguments(void **state)
+{
+    static tf_factory no_create = {"broken", NULL, 0};
+    assert_int_equal(tf_register(NULL, &counting_a), TF_EINVAL);
+    assert_int_equal(tf_register("", &counting_a), TF_EINVAL);
+    assert_int_equal(tf_register("io", NULL), TF_EINVAL);
+    assert_int_equal(tf_register("io", &no_create), TF_EINVAL);
+    assert_int_equal(tf_clear(NULL), TF_EINVAL);
+    assert_null(tf_registered_factory(NULL));
+    assert_null(tf_monitor_for_tu(&iostream_tu, "no_such"));
+    assert_int_equal(tf_method_id(NULL, "x"), TF_EINVAL);
+}
+
+static void guard_stops_recursion_and_errno_is_kept(void **state)
+{
+    tf_register("io_read", &counting_a);
+    struct counting *c = leaf(hook_load(&holder_io_read), 0);
+    reenter = 1;
+    errno = ENOENT;
+    assert_int_equal(read_int(4), 8);
+    reenter = 0;
+    assert_int_equal(errno, ENOENT);
+    assert_int_equal(c->enters, 1); /* the nested read_int was not seen */
+    assert_int_equal(c->exits, 1);
+    tf_value v[] = {VINT("x", 1)};
+    tf_exception e = {TF_EXC_THROW, 0, NULL, NULL};
+    tf_monitor *m = hook_load(&holder_io_read);
+    m->ops->exception(m, ID_READ_INT, &e); /* NULL in the user's ops: skipped */
+    hook_enter(m, ID_READ_INT, v, 1);
+    assert_int_equal(c->enters, 2);
+}
+
+static int count_tu(const tf_tu *tu, void *arg)
+{
+    ++*(int *)arg;
+    return 0;
+}
+
+static void foreach_visits_registered(void **state)
+{
+    int n = 0;
+    assert_int_equal(tf_tu_foreach(count_tu, &n), 0);
+    assert_int_equal(n, 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(name_tables, setup, teardown),
+        cmocka_unit_test_setup_teardown(nothing_registered_means_null_holders, setup, teardown),
+        cmocka_unit_test_setup_teardown(register_on_parent_reaches_subgroups, setup, teardown),
+        cmocka_unit_test_setup_teardown(register_on_subgroup_only, setup, teardown),
+        cmocka_unit_test_setup_teardown(both_levels_compose, setup, teardown),
+        cmocka_unit_test_setup_teardown(replacing_and_reusing, setup, teardown),
+        cmocka_unit_test_setup_teardown(late_tu_gets_monitor_and_leaves_cleanly, setup, teardown),
+        cmocka_unit_test_setup_teardown(groups_merge_across_tus_and_cycles_are_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(malformed_descriptors_are_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(bad_arguments, setup, teardown),
+        cmocka_unit_test_setup_teardown(guard_stops_recursion_and_errno_is_kept, setup, teardown),
+        cmocka_unit_test_setup_teardown(foreach_visits_registered, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
