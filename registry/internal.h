@@ -10,11 +10,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#define TF_NO_CALLER_MACROS /* libtf defines the functions themselves */
 #include <tf/registry.h>
 #include <tf/monitors.h>
 
 #define TF_API __attribute__((visibility("default")))
 #define TF_COLD __attribute__((cold, noinline))
+#define TF_RETURN_ADDRESS() __builtin_extract_return_addr(__builtin_return_address(0))
 
 /* ---- reentrancy guard (.req: a monitor calling monitored code must not recurse)
  * Set while any monitor callback of this thread runs; hooks that find it set do

@@ -6,7 +6,8 @@
  * path. Trusted: every module loaded when libtf initialised (the program and
  * what it links), and those a trusted module names with tf_trust_module. A
  * dlopen'ed module is untrusted until then. tf_seal freezes the trust set
- * and/or registrations. The caller is found from its return address.
+ * and/or registrations. The caller is named by an address inside its module:
+ * &__dso_handle from the header's macros, else the return address.
  *
  * What it stops: a plugin or library loaded at run time attaching monitors to
  * read arguments of code it does not own, through the API. What it cannot stop:
@@ -144,9 +145,8 @@ int tf__permitted(const void *caller, const char *what)
     return rc;
 }
 
-TF_API int tf_trust_module(const void *addr_in_module)
+TF_API int tf_trust_module_from(const void *addr_in_module, const void *caller)
 {
-    const void *caller = __builtin_extract_return_addr(__builtin_return_address(0));
     tf__permission_init();
     struct module self, target;
     pthread_mutex_lock(&lock);
@@ -159,9 +159,13 @@ TF_API int tf_trust_module(const void *addr_in_module)
     return rc;
 }
 
-TF_API int tf_seal(int what)
+TF_API int tf_trust_module(const void *addr_in_module)
 {
-    const void *caller = __builtin_extract_return_addr(__builtin_return_address(0));
+    return tf_trust_module_from(addr_in_module, TF_RETURN_ADDRESS());
+}
+
+TF_API int tf_seal_from(int what, const void *caller)
+{
     if (what & ~(TF_SEAL_TRUST | TF_SEAL_REGISTRATIONS) || !what)
         return TF_EINVAL;
     tf__permission_init();
@@ -172,6 +176,11 @@ TF_API int tf_seal(int what)
         sealed |= what; /* a seal is never lifted */
     pthread_mutex_unlock(&lock);
     return rc;
+}
+
+TF_API int tf_seal(int what)
+{
+    return tf_seal_from(what, TF_RETURN_ADDRESS());
 }
 
 TF_API unsigned long tf_denials(tf_denial *out, int max)

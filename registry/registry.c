@@ -23,6 +23,7 @@
 
 struct group {
     char *name;
+    int declared;           /* by a registered TU (not merely registered on) */
     tf_factory *factory;
     struct group **subs, **parents;
     int nsubs, nparents;
@@ -221,15 +222,19 @@ int tf__register_trusted(const char *group, tf_factory *f)
     return do_register(group, f);
 }
 
-TF_API int tf_register(const char *group, tf_factory *f)
+TF_API int tf_register_from(const char *group, tf_factory *f, const void *caller)
 {
-    const void *caller = __builtin_extract_return_addr(__builtin_return_address(0));
     if (!valid_group_name(group) || !f || !f->create)
         return TF_EINVAL;
     char what[64];
     snprintf(what, sizeof what, "register %.50s", group);
     int rc = tf__permitted(caller, what);
     return rc != TF_OK ? rc : do_register(group, f);
+}
+
+TF_API int tf_register(const char *group, tf_factory *f)
+{
+    return tf_register_from(group, f, TF_RETURN_ADDRESS());
 }
 
 TF_API int tf_clear(const char *group)
@@ -315,6 +320,8 @@ static void merge_groups(const tf_tu *tu)
 {
     for (uint32_t i = 0; i < tu->ndecls; i++) {
         struct group *g = group_get(tu->decls[i].name);
+        if (g)
+            g->declared = 1;
         for (uint32_t j = 0; g && j < tu->decls[i].nsubgroups; j++) {
             struct group *sub = group_get(tu->decls[i].subgroups[j]);
             if (sub)
@@ -349,8 +356,11 @@ TF_API void tf_tu_register(tf_tu *tu)
         merge_groups(tu);
         e->tu = tu;
         int ok = 1;
-        for (uint32_t i = 0; i < tu->ngroups; i++)
+        for (uint32_t i = 0; i < tu->ngroups; i++) {
             ok &= (e->slots[i].group = group_get(tu->groups[i].name)) != NULL;
+            if (e->slots[i].group)
+                e->slots[i].group->declared = 1;
+        }
         if (ok) {
             e->next = tus;
             tus = e;
@@ -457,7 +467,8 @@ TF_API int tf_group_known(const char *group)
     if (!group)
         return 0;
     pthread_mutex_lock(&lock);
-    int known = group_find(group) != NULL;
+    struct group *g = group_find(group);
+    int known = g && g->declared;
     pthread_mutex_unlock(&lock);
     return known;
 }

@@ -111,18 +111,18 @@ static int bad(FILE *err, int index, const char *item, const char *why, const ch
 /* Parses "f1+f2" into out; returns NULL or the problem (naming *culprit). */
 static const char *parse_factories(char *list, tf_factory **out, size_t *n, const char **culprit)
 {
-    char *save = NULL;
     *n = 0;
-    if (!*list || list[strlen(list) - 1] == '+')
-        return "empty factory name";
-    for (char *name = strtok_r(list, "+", &save); name; name = strtok_r(NULL, "+", &save)) {
+    for (char *name = list, *next; name; name = next) {
+        next = strchr(name, '+');
+        if (next)
+            *next++ = 0;
         name = trim(name);
-        size_t i = 0;
-        while (i < NFACTORIES && strcmp(factories[i].name, name) != 0)
-            i++;
         *culprit = name;
         if (!*name)
             return "empty factory name";
+        size_t i = 0;
+        while (i < NFACTORIES && strcmp(factories[i].name, name) != 0)
+            i++;
         if (i == NFACTORIES)
             return "unknown factory (known: noop, dprint, tracer, timing)";
         tf_factory *f = factories[i].make();
@@ -192,8 +192,7 @@ int tf__env_apply(const char *value, FILE *err)
     if (!copy)
         return 1;
     int nbad = 0, index = 0;
-    char *save = NULL;
-    /* strtok_r would merge empty items: walk the commas by hand instead. */
+    /* strtok would merge empty items: walk the commas by hand. */
     for (char *item = copy, *next; item; item = next) {
         next = strchr(item, ',');
         if (next)
@@ -203,7 +202,6 @@ int tf__env_apply(const char *value, FILE *err)
         if (*t)
             nbad += apply_item(t, index, err);
     }
-    (void)save;
     free(copy);
     return nbad;
 }

@@ -170,9 +170,10 @@ static void late_tu_gets_monitor_and_leaves_cleanly(void **state)
 {
     assert_false(tf_group_known("net"));
     assert_int_equal(tf_register("net", &counting_a), TF_OK); /* before any TU has it */
-    assert_true(tf_group_known("net"));
+    assert_false(tf_group_known("net"));                      /* remembered, not declared */
     int before = destroyed_count;
     tf_tu_register(&late_tu);
+    assert_true(tf_group_known("net"));
     tf_monitor *m = hook_load(&late_holder);
     assert_non_null(m);
     assert_ptr_equal(m->tu, &late_tu);

@@ -37,14 +37,15 @@ const tf_tu *tf_tu_find(const char *name);
 typedef int (*tf_tu_visitor)(const tf_tu *tu, void *arg); /* nonzero stops */
 int tf_tu_foreach(tf_tu_visitor fn, void *arg);
 
-/* The group graph merged over every registered TU. */
+/* The group graph merged over every registered TU. A group is known once a
+ * registered TU declares or uses it (registering on it does not count). */
 int tf_group_known(const char *group);
 /* Writes up to max direct subgroup names of group; returns their count. */
 int tf_group_subgroups(const char *group, const char **out, int max);
 
 /* ---- permission -----------------------------------------------------------
  * tf_register is allowed only from trusted modules (executable or shared
- * object, found from the caller's return address). Trusted from the start: the
+ * object). Trusted from the start: the
  * modules loaded when the runtime initialised (the executable and its
  * DT_NEEDED libraries). A module dlopen'ed later is trusted only once trusted
  * code calls tf_trust_module with an address inside it. tf_seal freezes the
@@ -54,6 +55,20 @@ int tf_group_subgroups(const char *group, const char **out, int max);
 #define TF_SEAL_REGISTRATIONS 2
 int tf_trust_module(const void *addr_in_module);
 int tf_seal(int what);
+
+/* The calling module is named by an address inside it. The macros below pass
+ * &__dso_handle, the hidden anchor every ELF module gets from crtbegin; the
+ * functions above (for function pointers and other languages) use their return
+ * address, which a tail call in the caller would attribute to its caller. */
+int tf_register_from(const char *group, tf_factory *f, const void *module);
+int tf_trust_module_from(const void *addr_in_module, const void *module);
+int tf_seal_from(int what, const void *module);
+#if !defined(TF_NO_CALLER_MACROS)
+extern void *__dso_handle;
+#define tf_register(group, f) tf_register_from((group), (f), &__dso_handle)
+#define tf_trust_module(addr) tf_trust_module_from((addr), &__dso_handle)
+#define tf_seal(what) tf_seal_from((what), &__dso_handle)
+#endif
 
 typedef struct tf_denial {
     char module[256]; /* path of the calling module ("?" if unknown) */

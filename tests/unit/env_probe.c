@@ -1,0 +1,30 @@
+/* env_probe: what TF_MONITORS set up, as a program sees it. Registers the fake
+ * iostream TU (as generated code would), prints for each group the factory
+ * and the parts of its monitor, then makes calls so dprint has output. */
+#include <stdio.h>
+
+#include <tf/monitors.h>
+
+#include "fake_tu.h"
+
+static void show(const char *group, tf_monitor *m)
+{
+    tf_factory *f = tf_registered_factory(group);
+    printf("%s=%s", group, f ? f->name : "-");
+    tf_monitor *parts[8];
+    size_t n = tf_monitor_parts(m, parts, 8);
+    for (size_t i = 0; i < n && i < 8; i++)
+        printf("%s%s", i ? "+" : "[", parts[i]->factory->name);
+    printf("%s\n", n ? "]" : "");
+}
+
+int main(void)
+{
+    tf_tu_register(&iostream_tu);
+    show("io", NULL);
+    show("io_read", hook_load(&holder_io_read));
+    show("io_write", hook_load(&holder_io_write));
+    read_int(2);
+    write_long(7);
+    return 0;
+}

@@ -1,0 +1,123 @@
+/* tf_compose flattens and drops duplicates; parts see every event in order;
+ * built-in factories are long-lived singletons per argument. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <tf/monitors.h>
+
+#include "fake_tu.h"
+
+static char log_text[512];
+
+struct rec {
+    tf_monitor base;
+    const char *tag;
+};
+
+static void note(tf_monitor *self, const char *what)
+{
+    strcat(log_text, ((struct rec *)self)->tag);
+    strcat(log_text, what);
+}
+static void r_enter(tf_monitor *s, int id, const tf_args *a) { note(s, ":enter "); }
+static void r_info(tf_monitor *s, const tf_args *a, int c, int id, tf_tp_type tp) { note(s, ":info "); }
+static void r_exit(tf_monitor *s, int id, const tf_value *r) { note(s, ":exit "); }
+static void r_exception(tf_monitor *s, int id, const tf_exception *e) { note(s, ":exc "); }
+static void r_clear(tf_monitor *s) { note(s, ":clear "); }
+static void r_destroy(tf_monitor *s) { free(s); }
+static const tf_monitor_ops rec_ops = {r_enter, r_info, r_exit, r_exception, r_clear, r_destroy};
+
+static tf_monitor *rec_create(tf_factory *f, const tf_tu *tu)
+{
+    struct rec *r = calloc(1, sizeof *r);
+    r->base.ops = &rec_ops;
+    r->tag = f->name;
+    return &r->base;
+}
+static tf_factory fa = {"A", rec_create, 0}, fb = {"B", rec_create, 0}, fc = {"C", rec_create, 0};
+
+static int setup(void **state)
+{
+    log_text[0] = 0;
+    tf_tu_register(&iostream_tu);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    tf_clear_all();
+    tf_tu_unregister(&iostream_tu);
+    return 0;
+}
+
+static void flattens_and_drops_duplicates(void **state)
+{
+    tf_factory *ab[] = {&fa, &fb};
+    tf_factory *ab_c = tf_compose(ab, 2);
+    tf_factory *nested[] = {ab_c, &fb, &fc, &fa};
+    tf_factory *all = tf_compose(nested, 4);
+    assert_int_equal(tf_register("io_read", all), TF_OK);
+    tf_monitor *parts[8];
+    assert_int_equal(tf_monitor_parts(hook_load(&holder_io_read), parts, 8), 3);
+    assert_string_equal(parts[0]->factory->name, "A");
+    assert_string_equal(parts[1]->factory->name, "B");
+    assert_string_equal(parts[2]->factory->name, "C");
+    read_int(1);
+    assert_string_equal(log_text, "A:enter B:enter C:enter A:exit B:exit C:exit ");
+    write_long(1); /* io_write has nothing registered */
+    assert_string_equal(log_text, "A:enter B:enter C:enter A:exit B:exit C:exit ");
+}
+
+static void degenerate_compositions(void **state)
+{
+    tf_factory *one[] = {&fa};
+    tf_factory *twice[] = {&fa, &fa};
+    tf_factory *none[] = {NULL};
+    assert_ptr_equal(tf_compose(one, 1), &fa);
+    assert_ptr_equal(tf_compose(twice, 2), &fa);
+    assert_null(tf_compose(none, 1));
+    assert_null(tf_compose(NULL, 0));
+}
+
+static void every_event_is_forwarded(void **state)
+{
+    tf_factory *ab[] = {&fa, &fb};
+    tf_register("io_write", tf_compose(ab, 2));
+    tf_monitor *m = hook_load(&holder_io_write);
+    write_long(3);
+    tf_exception e = {TF_EXC_NORETURN, 0, "exit", NULL};
+    m->ops->exception(m, ID_WRITE_LONG, &e);
+    m->ops->clear(m);
+    assert_string_equal(log_text, "A:enter B:enter A:info B:info A:exit B:exit A:exc B:exc "
+                                  "A:clear B:clear ");
+}
+
+static void builtin_factories_are_singletons(void **state)
+{
+    assert_ptr_equal(tf_noop(), tf_noop());
+    assert_ptr_equal(tf_operation_tracer(), tf_operation_tracer());
+    assert_ptr_equal(tf_dprint(stderr), tf_dprint(stderr));
+    assert_ptr_not_equal(tf_dprint(stderr), tf_dprint(stdout));
+    assert_null(tf_dprint(NULL));
+    assert_string_equal(tf_noop()->name, "noop");
+    assert_string_equal(tf_dprint(stderr)->name, "dprint");
+    assert_string_equal(tf_operation_tracer()->name, "tracer");
+    tf_register("io", tf_noop());
+    assert_int_equal(read_int(5), 10);
+    write_long(5);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(flattens_and_drops_duplicates, setup, teardown),
+        cmocka_unit_test_setup_teardown(degenerate_compositions, setup, teardown),
+        cmocka_unit_test_setup_teardown(every_event_is_forwarded, setup, teardown),
+        cmocka_unit_test_setup_teardown(builtin_factories_are_singletons, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
