@@ -155,6 +155,39 @@ static void output_file_is_private_and_never_a_link(void **state)
     unlink("link.txt");
 }
 
+/* A set-uid program run by another user must not obey the environment. */
+static void setuid_ignores_environment(void **state)
+{
+    if (geteuid() != 0)
+        skip();
+    char dir[] = "/tmp/tf-suid-XXXXXX", copy[64], cmd[256];
+    assert_non_null(mkdtemp(dir));
+    chmod(dir, 0755);
+    snprintf(copy, sizeof copy, "%s/env_probe", dir);
+    snprintf(cmd, sizeof cmd, "cp %s %s && chmod 4755 %s", ENV_PROBE, copy, copy);
+    assert_int_equal(system(cmd), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        freopen("probe.out", "w", stdout);
+        freopen("probe.err", "w", stderr);
+        setenv("TF_MONITORS", "io=dprint", 1);
+        if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+            _exit(126);
+        execl(copy, "env_probe", (char *)NULL);
+        _exit(127);
+    }
+    int status;
+    waitpid(pid, &status, 0);
+    slurp("probe.out", out, sizeof out);
+    slurp("probe.err", err, sizeof err);
+    unlink(copy);
+    rmdir(dir);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    assert_string_equal(out, "io=-\nio_read=-\nio_write=-\n");
+    assert_string_equal(err, "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -165,6 +198,7 @@ int main(void)
         cmocka_unit_test(malformed_items_are_named_and_the_rest_applies),
         cmocka_unit_test(undeclared_group_is_reported_at_exit),
         cmocka_unit_test(output_file_is_private_and_never_a_link),
+        cmocka_unit_test(setuid_ignores_environment),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,9 @@
 /*
  * monitors.h: the built-in monitor factories (Java: MethodMonitorFactoryDefaults).
  *
- * Factories are long-lived: the same argument returns the same factory.
+ * Factories live as long as the process: monitors made from them may be in use
+ * on any thread until exit. The same argument returns the same factory (but
+ * each tf_compose call makes a new one: compose once, register many times).
  */
 #ifndef TF_MONITORS_H
 #define TF_MONITORS_H
