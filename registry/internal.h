@@ -34,6 +34,8 @@ extern __thread int tf__in_monitor;
 /* Creates f's monitor for tu, wrapped in the guard unless f opts out. */
 tf_monitor *tf__monitor_create(tf_factory *f, const tf_tu *tu);
 tf_monitor *tf__unguard(tf_monitor *m);
+/* A plain tf_monitor with ops (for monitors that keep no state of their own). */
+tf_monitor *tf__monitor_new(const tf_monitor_ops *ops, const tf_tu *tu, tf_factory *f);
 /* A composition of the monitors of fs for tu (fs flattened, duplicates dropped). */
 tf_monitor *tf__compose_create(tf_factory *const *fs, size_t n, const tf_tu *tu);
 
@@ -69,6 +71,8 @@ void tf__buf_value(tf_buf *b, const tf_value *v);
 void tf__buf_args(tf_buf *b, const tf_args *a); /* "p1=v1, p2=v2" */
 /* NUL-terminates, replacing the tail by "..." if it was cut; returns b->p. */
 char *tf__buf_end(tf_buf *b);
+/* tf__buf_end, returning the length the whole text needed (snprintf-style). */
+size_t tf__buf_finish(tf_buf *b);
 /* Longest string shown for a const char * value (DESIGN.md section 3). */
 #define TF_STR_MAX 64
 /* The calling thread's name (pthread_getname_np); async-signal-safe. */

@@ -151,6 +151,13 @@ char *tf__buf_end(tf_buf *b)
     return b->p;
 }
 
+size_t tf__buf_finish(tf_buf *b)
+{
+    size_t need = b->len;
+    tf__buf_end(b);
+    return need;
+}
+
 void tf__thread_name(char name[16])
 {
     if (prctl(PR_GET_NAME, name) != 0)
@@ -163,9 +170,7 @@ TF_API size_t tf_value_format(char *buf, size_t len, const tf_value *v)
     tf_buf b = {buf, len, 0};
     if (v)
         tf__buf_value(&b, v);
-    size_t need = b.len;
-    tf__buf_end(&b);
-    return need;
+    return tf__buf_finish(&b);
 }
 
 /* ---- exception types ----------------------------------------------------------

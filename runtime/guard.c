@@ -68,6 +68,14 @@ static void g_destroy(tf_monitor *self)
 
 static const tf_monitor_ops guard_ops = {g_enter, g_info, g_exit, g_exception, g_clear, g_destroy};
 
+tf_monitor *tf__monitor_new(const tf_monitor_ops *ops, const tf_tu *tu, tf_factory *f)
+{
+    tf_monitor *m = malloc(sizeof *m);
+    if (m)
+        *m = (tf_monitor){ops, tu, f};
+    return m;
+}
+
 tf_monitor *tf__monitor_create(tf_factory *f, const tf_tu *tu)
 {
     tf_monitor *m = f->create(f, tu);

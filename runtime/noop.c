@@ -20,10 +20,7 @@ static const tf_monitor_ops noop_ops = {n_enter, n_info, n_exit, n_exception, n_
 
 static tf_monitor *noop_create(tf_factory *self, const tf_tu *tu)
 {
-    tf_monitor *m = malloc(sizeof *m);
-    if (m)
-        *m = (tf_monitor){&noop_ops, tu, self};
-    return m;
+    return tf__monitor_new(&noop_ops, tu, self);
 }
 
 static tf_factory noop_factory = {"noop", noop_create, TF_FACTORY_NO_GUARD};

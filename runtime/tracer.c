@@ -168,10 +168,7 @@ static const tf_monitor_ops tracer_ops = {t_enter, t_info, t_exit, t_exception, 
 
 static tf_monitor *tracer_create(tf_factory *self, const tf_tu *tu)
 {
-    tf_monitor *m = malloc(sizeof *m);
-    if (m)
-        *m = (tf_monitor){&tracer_ops, tu, self};
-    return m;
+    return tf__monitor_new(&tracer_ops, tu, self);
 }
 
 static pthread_once_t hook_once = PTHREAD_ONCE_INIT;
@@ -220,9 +217,7 @@ TF_API size_t tf_operation_context(char *buf, size_t len)
     tf_buf b = {buf, len, 0};
     if (tls)
         render(&b, tls);
-    size_t need = b.len;
-    tf__buf_end(&b);
-    return need;
+    return tf__buf_finish(&b);
 }
 
 /* ---- crash handler ----------------------------------------------------------- */
