@@ -84,6 +84,8 @@ int tf__register_trusted(const char *group, tf_factory *f);
 /* Permission check for the module containing caller; records a denial. */
 int tf__permitted(const void *caller, const char *what);
 void tf__permission_init(void);
+/* Makes fork safe for the registry's lock. */
+void tf__registry_init(void);
 /* Nonzero once exit() has begun: monitors are then never destroyed. */
 extern volatile int tf__exiting;
 

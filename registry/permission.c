@@ -71,9 +71,25 @@ static void snapshot(void)
     pthread_mutex_unlock(&lock);
 }
 
+static void fork_prepare(void)
+{
+    pthread_mutex_lock(&lock);
+}
+
+static void fork_done(void)
+{
+    pthread_mutex_unlock(&lock);
+}
+
+static void init(void)
+{
+    snapshot();
+    pthread_atfork(fork_prepare, fork_done, fork_done);
+}
+
 void tf__permission_init(void)
 {
-    pthread_once(&once, snapshot);
+    pthread_once(&once, init);
 }
 
 struct lookup {

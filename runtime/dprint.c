@@ -24,6 +24,7 @@ struct dprint_factory {
     tf_factory base;
     FILE *out;
     pthread_mutex_t lock;
+    struct dprint_factory *next;
 };
 
 struct dprint {
@@ -143,25 +144,42 @@ static tf_monitor *dprint_create(tf_factory *self, const tf_tu *tu)
 
 /* One factory per stream, kept for the life of the process. */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static struct dprint_factory *made[16];
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static struct dprint_factory *streams;
+
+/* fork: a child must not inherit a stream locked by a thread it does not have. */
+static void fork_prepare(void)
+{
+    pthread_mutex_lock(&lock);
+    for (struct dprint_factory *f = streams; f; f = f->next)
+        pthread_mutex_lock(&f->lock);
+}
+
+static void fork_done(void)
+{
+    for (struct dprint_factory *f = streams; f; f = f->next)
+        pthread_mutex_unlock(&f->lock);
+    pthread_mutex_unlock(&lock);
+}
+
+static void init(void)
+{
+    pthread_atfork(fork_prepare, fork_done, fork_done);
+}
 
 TF_API tf_factory *tf_dprint(FILE *out)
 {
     if (!out)
         return NULL;
-    struct dprint_factory *f = NULL;
+    pthread_once(&once, init);
     pthread_mutex_lock(&lock);
-    for (int i = 0; i < 16 && made[i] && !f; i++)
-        if (made[i]->out == out)
-            f = made[i];
+    struct dprint_factory *f = streams;
+    while (f && f->out != out)
+        f = f->next;
     if (!f && (f = malloc(sizeof *f))) {
         *f = (struct dprint_factory){{"dprint", dprint_create, TF_FACTORY_NO_GUARD}, out,
-                                     PTHREAD_MUTEX_INITIALIZER};
-        for (int i = 0; i < 16; i++)
-            if (!made[i]) {
-                made[i] = f;
-                break;
-            }
+                                     PTHREAD_MUTEX_INITIALIZER, streams};
+        streams = f;
     }
     pthread_mutex_unlock(&lock);
     return f ? &f->base : NULL;
