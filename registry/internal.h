@@ -16,13 +16,17 @@
 
 #define TF_API __attribute__((visibility("default")))
 #define TF_COLD __attribute__((cold, noinline))
+/* Thread variables read on every hook: initial-exec avoids a __tls_get_addr
+ * call per access (libtf's few bytes fit glibc's static TLS surplus even when
+ * libtf is dlopen'ed). */
+#define TF_TLS __thread __attribute__((tls_model("initial-exec")))
 #define TF_RETURN_ADDRESS() __builtin_extract_return_addr(__builtin_return_address(0))
 
 /* ---- reentrancy guard (.req: a monitor calling monitored code must not recurse)
  * Set while any monitor callback of this thread runs; hooks that find it set do
  * nothing. Built-in monitors guard themselves (TF_FACTORY_NO_GUARD); user
  * monitors are wrapped by tf__monitor_create. */
-extern __thread int tf__in_monitor;
+extern TF_TLS int tf__in_monitor;
 #define TF_GUARD_BEGIN(ret)                                                    \
     if (tf__in_monitor) return ret;                                            \
     tf__in_monitor = 1;                                                        \
@@ -46,7 +50,7 @@ tf_monitor *tf__compose_create(tf_factory *const *fs, size_t n, const tf_tu *tu)
  * thread is dead. Wrappers between the hook and a monitor (compose, guard) set
  * tf__hook_sp to their own caller's sp so that the value stays that of the
  * monitored function. */
-extern __thread uintptr_t tf__hook_sp;
+extern TF_TLS uintptr_t tf__hook_sp;
 #define TF_FRAME_CALLER_SP() ((uintptr_t)__builtin_frame_address(0) + 2 * sizeof(void *))
 #define TF_CALLER_SP() (tf__hook_sp ? tf__hook_sp : TF_FRAME_CALLER_SP())
 

@@ -58,11 +58,9 @@ FILE *tf__env_output(void)
     return output;
 }
 
-/* Weak until runtime/timing*.c lands in every build. */
-extern tf_factory *tf__timing_env_factory(void) __attribute__((weak));
 static tf_factory *timing_factory(void)
 {
-    return tf__timing_env_factory ? tf__timing_env_factory() : NULL;
+    return tf__timing_env_factory();
 }
 
 static tf_factory *dprint_factory(void)

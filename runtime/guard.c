@@ -8,8 +8,8 @@
 
 #include "../registry/internal.h"
 
-__thread int tf__in_monitor;
-__thread uintptr_t tf__hook_sp;
+TF_TLS int tf__in_monitor;
+TF_TLS uintptr_t tf__hook_sp;
 
 struct guard {
     tf_monitor base;

@@ -38,7 +38,7 @@ struct stack {
     struct frame *frames;
 };
 
-static __thread struct stack *tls;
+static TF_TLS struct stack *tls;
 static pthread_key_t key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 
