@@ -1,0 +1,399 @@
+/*
+ * timing_report.c: the timing report as a text table, JSON or CSV (DESIGN.md
+ * section 6; issue 5 item 4). All three come from one snapshot of rows.
+ *
+ * Text answers "where does the time go": timing points grouped by timer group,
+ * groups by their self time, points by their total, in human units; then the
+ * group tree with self time including subgroups. JSON carries every statistic
+ * of every timing point (units in the names: *_ns, plus "units"), the clock,
+ * the overhead subtracted and the group tree. CSV is one row per timing point.
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "timing_internal.h"
+
+typedef struct row {
+    const tt_timer *t;
+    tf_timing_stats s;
+} row;
+
+typedef struct snapshot {
+    row *rows;
+    uint32_t n;
+    double *group_self; /* direct, per group */
+    uint64_t unmatched, abandoned;
+    tf_timing_clock_info clock;
+} snapshot;
+
+static int by_total(const void *a, const void *b)
+{
+    const row *x = a, *y = b;
+    if (x->s.total_ns != y->s.total_ns)
+        return x->s.total_ns < y->s.total_ns ? 1 : -1;
+    return strcmp(x->t->full, y->t->full);
+}
+
+static int snapshot_take(tt_manager *m, snapshot *sn)
+{
+    memset(sn, 0, sizeof *sn);
+    tt_sum *sum = malloc(sizeof *sum);
+    sn->rows = calloc(m->ntimers ? m->ntimers : 1, sizeof *sn->rows);
+    sn->group_self = calloc(m->ngroups ? (size_t)m->ngroups : 1, sizeof *sn->group_self);
+    if (!sum || !sn->rows || !sn->group_self) {
+        free(sum), free(sn->rows), free(sn->group_self);
+        return TF_ENOMEM;
+    }
+    for (uint32_t i = 0; i < m->ntimers; i++) {
+        row *r = &sn->rows[sn->n++];
+        r->t = tt_timer_at(m, i);
+        tt_summarize(m, i, sum);
+        tt_stats_fill(m, sum, &r->s);
+        sn->unmatched += r->s.unmatched_exits;
+        sn->abandoned += r->s.abandoned;
+        if (r->t->group >= 0)
+            sn->group_self[r->t->group] += r->s.self_ns;
+    }
+    free(sum);
+    qsort(sn->rows, sn->n, sizeof *sn->rows, by_total);
+    /* m->lock is held; tf_timing_clock takes no lock. */
+    tf_timing_clock((tf_timing_manager *)m, &sn->clock);
+    return TF_OK;
+}
+
+static void snapshot_free(snapshot *sn)
+{
+    free(sn->rows);
+    free(sn->group_self);
+}
+
+static const char *group_name(tt_manager *m, const tt_timer *t)
+{
+    return t->group >= 0 ? m->groups[t->group].name : NULL;
+}
+
+/* Self time of g and every group below it, each counted once. */
+static double group_self_below(tt_manager *m, const snapshot *sn, int g, char *seen)
+{
+    if (seen[g])
+        return 0;
+    seen[g] = 1;
+    double total = sn->group_self[g];
+    for (int i = 0; i < m->groups[g].nsubs; i++)
+        total += group_self_below(m, sn, m->groups[g].subs[i], seen);
+    return total;
+}
+
+static double group_inclusive(tt_manager *m, const snapshot *sn, int g)
+{
+    char *seen = calloc((size_t)m->ngroups, 1);
+    double v = seen ? group_self_below(m, sn, g, seen) : sn->group_self[g];
+    free(seen);
+    return v;
+}
+
+static int is_root(tt_manager *m, int g)
+{
+    for (int p = 0; p < m->ngroups; p++)
+        for (int i = 0; i < m->groups[p].nsubs; i++)
+            if (m->groups[p].subs[i] == g && p != g)
+                return 0;
+    return 1;
+}
+
+/* ---- text ------------------------------------------------------------------ */
+
+static const char *human(char *buf, size_t len, double ns)
+{
+    if (ns < 1e3)
+        snprintf(buf, len, "%.0f ns", ns);
+    else if (ns < 1e6)
+        snprintf(buf, len, "%.1f us", ns / 1e3);
+    else if (ns < 1e9)
+        snprintf(buf, len, "%.1f ms", ns / 1e6);
+    else
+        snprintf(buf, len, "%.2f s", ns / 1e9);
+    return buf;
+}
+
+static void text_row(FILE *out, const row *r)
+{
+    char b[10][32];
+    const tf_timing_stats *s = &r->s;
+    fprintf(out, "  %-32s %9" PRIu64 " %10s %10s %10s %10s %10s %10s %10s %10s %10s", r->t->full,
+            s->count, human(b[0], 32, s->total_ns), human(b[1], 32, s->self_ns),
+            human(b[2], 32, s->mean_ns), human(b[3], 32, s->min_ns), human(b[4], 32, s->max_ns),
+            human(b[5], 32, s->stddev_ns), human(b[6], 32, s->p50_ns), human(b[7], 32, s->p90_ns),
+            human(b[8], 32, s->p99_ns));
+    if (s->unwinds || s->longjmps || s->unmatched_exits || s->abandoned)
+        fprintf(out, "  (unwinds %" PRIu64 ", longjmps %" PRIu64 ", unmatched exits %" PRIu64
+                     ", abandoned %" PRIu64 ")",
+                s->unwinds, s->longjmps, s->unmatched_exits, s->abandoned);
+    fputc('\n', out);
+}
+
+static void text_group(tt_manager *m, FILE *out, const snapshot *sn, int g)
+{
+    int shown = 0;
+    char b[32];
+    for (uint32_t i = 0; i < sn->n; i++) {
+        const row *r = &sn->rows[i];
+        if (r->t->group != g || (!r->s.count && !r->s.unmatched_exits))
+            continue;
+        if (!shown++) {
+            if (g < 0) {
+                fputs("\ninfo timing points never entered from a group\n", out);
+            } else {
+                const tt_group *gr = &m->groups[g];
+                fprintf(out, "\ngroup %s: self %s%s", gr->name, human(b, sizeof b, sn->group_self[g]),
+                        gr->blocked ? " (disabled)" : "");
+                for (int k = 0; k < gr->nsubs; k++)
+                    fprintf(out, "%s%s", k ? ", " : "; contains ", m->groups[gr->subs[k]].name);
+                fputc('\n', out);
+            }
+            fprintf(out, "  %-32s %9s %10s %10s %10s %10s %10s %10s %10s %10s %10s\n", "timing point",
+                    "calls", "total", "self", "mean", "min", "max", "stddev", "p50", "p90", "p99");
+        }
+        text_row(out, r);
+    }
+}
+
+static void text_tree(tt_manager *m, FILE *out, const snapshot *sn, int g, int depth, double all)
+{
+    char b[32];
+    if (depth > 32)
+        return;
+    double v = group_inclusive(m, sn, g);
+    fprintf(out, "  %*s%-*s %10s %5.1f%%\n", 2 * depth, "", 30 - 2 * depth, m->groups[g].name,
+            human(b, sizeof b, v), all > 0 ? 100 * v / all : 0.0);
+    for (int i = 0; i < m->groups[g].nsubs; i++)
+        text_tree(m, out, sn, m->groups[g].subs[i], depth + 1, all);
+}
+
+static void write_text(tt_manager *m, FILE *out, const snapshot *sn)
+{
+    char b[32];
+    uint32_t used = 0;
+    for (uint32_t i = 0; i < sn->n; i++)
+        used += sn->rows[i].s.count != 0;
+    fprintf(out, "TF timing report: %u of %u timing points entered, %d thread%s\n", used, sn->n,
+            tt_threads_seen(m), tt_threads_seen(m) == 1 ? "" : "s");
+    fprintf(out, "clock: %s, %.4g ticks/s, %.1f ns per read", sn->clock.source,
+            sn->clock.ticks_per_second, sn->clock.read_ns);
+    fprintf(out, " (rdtsc %.1f ns, clock_gettime %.1f ns)\n", sn->clock.tsc_read_ns,
+            sn->clock.monotonic_read_ns);
+    fprintf(out, "self times exclude %s of measured hook overhead per nested timed call\n",
+            human(b, sizeof b, sn->clock.overhead_ns));
+    if (sn->unmatched || sn->abandoned || tt_lost_frames(m))
+        fprintf(out, "anomalies: %" PRIu64 " unmatched exits, %" PRIu64 " abandoned entries, %" PRIu64
+                     " entries lost (out of memory)\n",
+                sn->unmatched, sn->abandoned, tt_lost_frames(m));
+    /* Groups by self time, largest first. */
+    int *order = malloc(((size_t)m->ngroups + 1) * sizeof *order), n = 0;
+    for (int g = 0; order && g < m->ngroups; g++) {
+        int k = n++;
+        while (k > 0 && sn->group_self[order[k - 1]] < sn->group_self[g]) {
+            order[k] = order[k - 1];
+            k--;
+        }
+        order[k] = g;
+    }
+    for (int k = 0; k < n; k++)
+        text_group(m, out, sn, order[k]);
+    text_group(m, out, sn, -1);
+    free(order);
+    double all = 0; /* every timed moment once: the sum of self times */
+    for (uint32_t i = 0; i < sn->n; i++)
+        all += sn->rows[i].s.self_ns;
+    fputs("\ngroup tree (self time including subgroups, share of all timed time)\n", out);
+    for (int g = 0; g < m->ngroups; g++)
+        if (is_root(m, g))
+            text_tree(m, out, sn, g, 0, all);
+}
+
+/* ---- JSON ------------------------------------------------------------------ */
+
+void tt_json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(out, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(out, "\\u%04x", c);
+        else
+            fputc(c, out);
+    }
+    fputc('"', out);
+}
+
+static void json_timer(tt_manager *m, FILE *out, const row *r)
+{
+    const tt_timer *t = r->t;
+    const tf_timing_stats *s = &r->s;
+    fputs("    {\"name\": ", out);
+    tt_json_string(out, t->full);
+    fputs(", \"tu\": ", out);
+    tt_json_string(out, t->tu_name);
+    fputs(", \"tu_file\": ", out);
+    tt_json_string(out, t->tu_file);
+    fputs(", \"function\": ", out);
+    tt_json_string(out, t->name);
+    fprintf(out, ", \"kind\": \"%s\", \"group\": ",
+            (t->flags & TF_NAME_MONITOR) ? "function" : "info_pair");
+    if (group_name(m, t))
+        tt_json_string(out, group_name(m, t));
+    else
+        fputs("null", out);
+    fputs(", \"file\": ", out);
+    tt_json_string(out, t->src_file);
+    fprintf(out, ", \"line\": %u, \"enabled\": %s, \"active\": %s,\n", t->line,
+            t->enabled ? "true" : "false", TT_LD(t->active) ? "true" : "false");
+    fprintf(out,
+            "     \"count\": %" PRIu64 ", \"total_ns\": %.3f, \"self_ns\": %.3f, \"min_ns\": %.3f, "
+            "\"max_ns\": %.3f, \"mean_ns\": %.3f, \"stddev_ns\": %.3f,\n"
+            "     \"p50_ns\": %.3f, \"p90_ns\": %.3f, \"p99_ns\": %.3f, \"unwinds\": %" PRIu64
+            ", \"longjmps\": %" PRIu64 ", \"unmatched_exits\": %" PRIu64 ", \"abandoned\": %" PRIu64
+            "}",
+            s->count, s->total_ns, s->self_ns, s->min_ns, s->max_ns, s->mean_ns, s->stddev_ns,
+            s->p50_ns, s->p90_ns, s->p99_ns, s->unwinds, s->longjmps, s->unmatched_exits,
+            s->abandoned);
+}
+
+static void json_tree(tt_manager *m, FILE *out, const snapshot *sn, int g, int depth)
+{
+    fputs("{\"name\": ", out);
+    tt_json_string(out, m->groups[g].name);
+    fprintf(out, ", \"self_ns_with_subgroups\": %.3f, \"subgroups\": [",
+            group_inclusive(m, sn, g));
+    for (int i = 0; depth < 32 && i < m->groups[g].nsubs; i++) {
+        fputs(i ? ", " : "", out);
+        json_tree(m, out, sn, m->groups[g].subs[i], depth + 1);
+    }
+    fputs("]}", out);
+}
+
+static void json_group(tt_manager *m, FILE *out, const snapshot *sn, int g)
+{
+    const tt_group *gr = &m->groups[g];
+    fputs("    {\"name\": ", out);
+    tt_json_string(out, gr->name);
+    fprintf(out, ", \"enabled\": %s, \"active\": %s, \"self_ns\": %.3f, "
+                 "\"self_ns_with_subgroups\": %.3f, \"subgroups\": [",
+            gr->enabled ? "true" : "false", gr->blocked ? "false" : "true", sn->group_self[g],
+            group_inclusive(m, sn, g));
+    for (int i = 0; i < gr->nsubs; i++) {
+        fputs(i ? ", " : "", out);
+        tt_json_string(out, m->groups[gr->subs[i]].name);
+    }
+    fputs("], \"timers\": [", out);
+    int k = 0;
+    for (uint32_t i = 0; i < sn->n; i++) {
+        if (sn->rows[i].t->group != g)
+            continue;
+        fputs(k++ ? ", " : "", out);
+        tt_json_string(out, sn->rows[i].t->full);
+    }
+    fputs("]}", out);
+}
+
+static void write_json(tt_manager *m, FILE *out, const snapshot *sn)
+{
+    const tf_timing_clock_info *c = &sn->clock;
+    fputs("{\n  \"format\": \"tf-timing-report\", \"version\": 1,\n", out);
+    fputs("  \"units\": {\"time\": \"ns\", \"count\": \"calls\"},\n", out);
+    fprintf(out, "  \"clock\": {\"source\": \"%s\", \"ticks_per_second\": %.1f, \"read_ns\": %.3f, "
+                 "\"tsc_read_ns\": %.3f, \"monotonic_read_ns\": %.3f, \"tsc_invariant\": %s},\n",
+            c->source, c->ticks_per_second, c->read_ns, c->tsc_read_ns, c->monotonic_read_ns,
+            c->tsc_invariant ? "true" : "false");
+    fprintf(out, "  \"overhead\": {\"subtracted_from_self\": %s, \"per_nested_call_ns\": %.3f, "
+                 "\"note\": \"self_ns excludes this much per nested timed call: the hooks' cost "
+                 "outside the child's own interval\"},\n",
+            c->overhead_ns > 0 ? "true" : "false", c->overhead_ns);
+    fprintf(out, "  \"threads\": %d,\n", tt_threads_seen(m));
+    fprintf(out, "  \"anomalies\": {\"unmatched_exits\": %" PRIu64 ", \"abandoned\": %" PRIu64
+                 ", \"lost_frames\": %" PRIu64 "},\n",
+            sn->unmatched, sn->abandoned, tt_lost_frames(m));
+    fputs("  \"timers\": [\n", out);
+    for (uint32_t i = 0; i < sn->n; i++) {
+        fputs(i ? ",\n" : "", out);
+        json_timer(m, out, &sn->rows[i]);
+    }
+    fputs("\n  ],\n  \"groups\": [\n", out);
+    for (int g = 0; g < m->ngroups; g++) {
+        fputs(g ? ",\n" : "", out);
+        json_group(m, out, sn, g);
+    }
+    fputs("\n  ],\n  \"group_tree\": [", out);
+    int k = 0;
+    for (int g = 0; g < m->ngroups; g++) {
+        if (!is_root(m, g))
+            continue;
+        fputs(k++ ? ",\n    " : "\n    ", out);
+        json_tree(m, out, sn, g, 0);
+    }
+    fputs("\n  ]\n}\n", out);
+}
+
+/* ---- CSV ------------------------------------------------------------------- */
+
+static void csv_field(FILE *out, const char *s)
+{
+    if (!s)
+        s = "";
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, out);
+        return;
+    }
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', out);
+        fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
+static void write_csv(tt_manager *m, FILE *out, const snapshot *sn)
+{
+    fputs("timer,tu,function,kind,group,count,total_ns,self_ns,min_ns,max_ns,mean_ns,"
+          "stddev_ns,p50_ns,p90_ns,p99_ns,unwinds,longjmps,unmatched_exits,abandoned,enabled,"
+          "active\n",
+          out);
+    for (uint32_t i = 0; i < sn->n; i++) {
+        const row *r = &sn->rows[i];
+        const tf_timing_stats *s = &r->s;
+        csv_field(out, r->t->full);
+        fputc(',', out);
+        csv_field(out, r->t->tu_name);
+        fputc(',', out);
+        csv_field(out, r->t->name);
+        fputs((r->t->flags & TF_NAME_MONITOR) ? ",function," : ",info_pair,", out);
+        csv_field(out, group_name(m, r->t));
+        fprintf(out,
+                ",%" PRIu64 ",%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%" PRIu64 ",%" PRIu64
+                ",%" PRIu64 ",%" PRIu64 ",%d,%d\n",
+                s->count, s->total_ns, s->self_ns, s->min_ns, s->max_ns, s->mean_ns, s->stddev_ns,
+                s->p50_ns, s->p90_ns, s->p99_ns, s->unwinds, s->longjmps, s->unmatched_exits,
+                s->abandoned, r->t->enabled, TT_LD(r->t->active));
+    }
+}
+
+int tt_write_report(tt_manager *m, FILE *out, tf_timing_format format)
+{
+    snapshot sn;
+    int rc = snapshot_take(m, &sn);
+    if (rc != TF_OK)
+        return rc;
+    if (format == TF_TIMING_JSON)
+        write_json(m, out, &sn);
+    else if (format == TF_TIMING_CSV)
+        write_csv(m, out, &sn);
+    else
+        write_text(m, out, &sn);
+    snapshot_free(&sn);
+    return ferror(out) ? TF_EINVAL : TF_OK;
+}

@@ -1,0 +1,40 @@
+#!/bin/sh
+# run_env.sh APP CHECKER OUTDIR: environment activation of timing end to end.
+set -eu
+app=$1 check=$2 out=$3
+rm -rf "$out"
+mkdir -p "$out"
+fail() { echo "run_env.sh: $*" >&2; exit 1; }
+run() { env TF_MONITORS='app=timing' "$@" "$app"; }
+
+run TF_REPORT="$out/r.json"
+python3 "$check" json "$out/r.json" --group app:io,parse --group parse:tokenize \
+  --expect wc.parse_file:count=3,unmatched_exits=0 --expect wc.tokenize:count=6 \
+  --expect wc.read_chunk:count=3
+grep -q '"threads": 2' "$out/r.json" || fail "JSON report does not count 2 threads"
+[ "$(stat -c %a "$out/r.json")" = 600 ] || fail "report file mode is not 0600"
+
+run TF_REPORT="$out/r.csv"
+python3 "$check" csv "$out/r.csv" --expect wc.parse_file:count=3 --expect wc.tokenize:count=6
+
+run TF_REPORT="$out/r.txt"
+grep -q '^TF timing report: 3 of 4 timing points entered, 2 threads$' "$out/r.txt" ||
+  fail "text report header"
+grep -q '^group parse: ' "$out/r.txt" || fail "text report has no group parse"
+
+run TF_REPORT=- 2>"$out/stderr.txt"
+grep -q '^TF timing report' "$out/stderr.txt" || fail "TF_REPORT=- wrote nothing on stderr"
+
+run TF_REPORT="$out/t.json" TF_TIMING_TRACE="$out/trace.json"
+python3 "$check" chrome "$out/trace.json" --tracks 2 --names wc.parse_file,wc.tokenize
+
+# A symlink is never followed: the report is refused, the program still runs.
+ln -s "$out/target" "$out/link.json"
+run TF_REPORT="$out/link.json" 2>"$out/err.txt"
+[ ! -e "$out/target" ] || fail "followed a symlink"
+grep -q 'cannot create' "$out/err.txt" || fail "no message for an uncreatable report"
+
+# Without TF_MONITORS nothing is reported.
+env TF_REPORT="$out/none.json" "$app"
+[ ! -e "$out/none.json" ] || fail "report written without TF_MONITORS"
+echo "run_env.sh: ok"
