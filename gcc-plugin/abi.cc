@@ -1,0 +1,335 @@
+/*
+ * abi.cc: the record types of attrs/include/tf/types.h rebuilt as GCC trees
+ * (the plugin cannot include the header into GCC's own types), and the static
+ * data of docs/code-shape.md section 2: holders, name table, group tables,
+ * the tf_tu descriptor and the constructor/destructor that register it.
+ */
+#include "tf-plugin.h"
+
+namespace tf {
+
+/* Trees the plugin keeps between passes are GC roots: GCC may collect
+ * between any two functions. */
+static vec<tree, va_gc> *kept;
+const struct ggc_root_tab gc_roots[] = {
+    {&kept, 1, sizeof(kept), &gt_ggc_mx_vec_tree_va_gc_, &gt_pch_nx_vec_tree_va_gc_},
+    LAST_GGC_ROOT_TAB};
+
+void gc_keep(tree t)
+{
+    vec_safe_push(kept, t);
+}
+
+struct field_spec {
+    const char *name;
+    tree type;
+};
+
+static tree make_record(const char *name, const std::vector<field_spec> &fields, unsigned size,
+                        bool is_union = false)
+{
+    tree type = make_node(is_union ? UNION_TYPE : RECORD_TYPE);
+    tree chain = NULL_TREE; /* finish_builtin_struct wants them reversed */
+    for (const field_spec &f : fields) {
+        tree decl = build_decl(BUILTINS_LOCATION, FIELD_DECL, get_identifier(f.name), f.type);
+        DECL_CHAIN(decl) = chain;
+        chain = decl;
+    }
+    finish_builtin_struct(type, name, chain, NULL_TREE);
+    gcc_assert(tree_to_uhwi(TYPE_SIZE_UNIT(type)) == size);
+    gc_keep(type);
+    return type;
+}
+
+static tree u32(void) { return uint32_type_node; }
+static tree s64(void) { return build_nonstandard_integer_type(64, 0); }
+static tree u64(void) { return build_nonstandard_integer_type(64, 1); }
+static tree cstr(void)
+{
+    return build_pointer_type(build_qualified_type(char_type_node, TYPE_QUAL_CONST));
+}
+static tree cptr(tree t) { return build_pointer_type(build_qualified_type(t, TYPE_QUAL_CONST)); }
+
+tree abi_field(tree record, const char *name)
+{
+    for (tree f = TYPE_FIELDS(record); f; f = DECL_CHAIN(f))
+        if (DECL_NAME(f) && !strcmp(IDENTIFIER_POINTER(DECL_NAME(f)), name))
+            return f;
+    gcc_unreachable();
+}
+
+tree abi_value_type(void)
+{
+    static tree type;
+    if (!type) {
+        tree payload = make_record("__tf_payload",
+                                   {{"i", s64()}, {"u", u64()}, {"d", double_type_node},
+                                    {"p", const_ptr_type_node}, {"s", cstr()}},
+                                   8, true);
+        type = make_record("__tf_value",
+                           {{"name", cstr()}, {"kind", u32()}, {"size", u32()}, {"v", payload},
+                            {"type", const_ptr_type_node}},
+                           32);
+    }
+    return type;
+}
+
+tree abi_args_type(void)
+{
+    static tree type;
+    if (!type)
+        type = make_record("__tf_args",
+                           {{"count", u32()}, {"reserved", u32()}, {"values", cptr(abi_value_type())}},
+                           16);
+    return type;
+}
+
+tree abi_exception_type(void)
+{
+    static tree type;
+    if (!type)
+        type = make_record("__tf_exception",
+                           {{"kind", u32()}, {"reserved", u32()}, {"name", cstr()},
+                            {"data", const_ptr_type_node}},
+                           24);
+    return type;
+}
+
+tree abi_string(const std::string &s)
+{
+    return fold_convert(cstr(), tf_compat_string_literal(s.c_str()));
+}
+
+static tree make_static(const std::string &name, tree type, tree init, bool readonly)
+{
+    tree var = build_decl(BUILTINS_LOCATION, VAR_DECL, get_identifier(name.c_str()), type);
+    TREE_STATIC(var) = 1;
+    TREE_PUBLIC(var) = 0;
+    DECL_ARTIFICIAL(var) = 1;
+    DECL_IGNORED_P(var) = 1;
+    TREE_USED(var) = 1;
+    TREE_ADDRESSABLE(var) = 1;
+    TREE_READONLY(var) = readonly;
+    DECL_INITIAL(var) = init;
+    if (init) {
+        TREE_CONSTANT(init) = 1;
+        TREE_STATIC(init) = 1;
+    }
+    varpool_node::finalize_decl(var);
+    gc_keep(var);
+    return var;
+}
+
+static std::map<std::string, tree> holders;
+
+/* static tf_monitor *__tf_holder_<group>; zero until the registry fills it. */
+tree abi_holder(const std::string &group)
+{
+    auto it = holders.find(group);
+    if (it != holders.end())
+        return it->second;
+    tree var = make_static("__tf_holder_" + group, ptr_type_node, NULL_TREE, false);
+    holders[group] = var;
+    return var;
+}
+
+static tree ctor_of(tree type, const std::vector<tree> &values)
+{
+    vec<constructor_elt, va_gc> *elts = NULL;
+    if (TREE_CODE(type) == ARRAY_TYPE) {
+        for (size_t i = 0; i < values.size(); i++)
+            CONSTRUCTOR_APPEND_ELT(elts, size_int(i), values[i]);
+    } else {
+        tree f = TYPE_FIELDS(type);
+        for (size_t i = 0; i < values.size(); i++, f = DECL_CHAIN(f))
+            CONSTRUCTOR_APPEND_ELT(elts, f, fold_convert(TREE_TYPE(f), values[i]));
+    }
+    tree c = build_constructor(type, elts);
+    TREE_CONSTANT(c) = 1;
+    TREE_STATIC(c) = 1;
+    return c;
+}
+
+static tree uint_cst(tree type, unsigned long v) { return build_int_cst(type, v); }
+
+static tree static_array(const std::string &name, tree elem, const std::vector<tree> &items)
+{
+    tree type = build_array_type_nelts(elem, items.size());
+    return build_fold_addr_expr(make_static(name, type, ctor_of(type, items), true));
+}
+
+std::string abi_type_name(tree type)
+{
+    tree main = TYPE_MAIN_VARIANT(type);
+    tree name = TYPE_NAME(main);
+    if (lang_GNU_CXX() && name && TREE_CODE(name) == TYPE_DECL)
+        return lang_hooks.decl_printable_name(name, 2);
+    const char *kw = TREE_CODE(main) == UNION_TYPE ? "union" : TREE_CODE(main) == ENUMERAL_TYPE ? "enum" : "struct";
+    if (name && TREE_CODE(name) == IDENTIFIER_NODE)
+        return std::string(kw) + " " + IDENTIFIER_POINTER(name);
+    if (name && TREE_CODE(name) == TYPE_DECL && DECL_NAME(name))
+        return IDENTIFIER_POINTER(DECL_NAME(name));
+    name = TYPE_NAME(type); /* a typedef of an anonymous type */
+    if (name && TREE_CODE(name) == TYPE_DECL && DECL_NAME(name))
+        return IDENTIFIER_POINTER(DECL_NAME(name));
+    return std::string(kw) + " <anonymous>";
+}
+
+/* static const tf_enum_type: the enumerators in declaration order. */
+tree abi_enum_descriptor(tree enum_type)
+{
+    static std::map<unsigned, tree> cache;
+    static int count;
+    tree main = TYPE_MAIN_VARIANT(enum_type);
+    auto it = cache.find(TYPE_UID(main));
+    if (it != cache.end())
+        return it->second;
+    tree item_type = make_record("__tf_enumerator", {{"value", s64()}, {"name", cstr()}}, 16);
+    tree desc_type = make_record("__tf_enum_type",
+                                 {{"name", cstr()}, {"count", u32()}, {"reserved", u32()},
+                                  {"items", cptr(item_type)}},
+                                 24);
+    std::vector<tree> items;
+    for (tree v = TYPE_VALUES(main); v; v = TREE_CHAIN(v)) {
+        tree value = TREE_VALUE(v);
+        if (TREE_CODE(value) == CONST_DECL)
+            value = DECL_INITIAL(value);
+        items.push_back(ctor_of(item_type, {fold_convert(s64(), value),
+                                            abi_string(IDENTIFIER_POINTER(TREE_PURPOSE(v)))}));
+    }
+    std::string n = std::to_string(count++);
+    tree items_addr = items.empty() ? null_pointer_node : static_array("__tf_enumerators_" + n, item_type, items);
+    tree desc = make_static("__tf_enum_" + n, desc_type,
+                            ctor_of(desc_type, {abi_string(abi_type_name(enum_type)),
+                                                uint_cst(u32(), items.size()), uint_cst(u32(), 0), items_addr}),
+                            true);
+    tree addr = build_fold_addr_expr(desc);
+    cache[TYPE_UID(main)] = addr;
+    gc_keep(addr);
+    return addr;
+}
+
+static tree names_table(void)
+{
+    tree type = make_record("__tf_name",
+                            {{"name", cstr()}, {"flags", u32()}, {"group", integer_type_node},
+                             {"file", cstr()}, {"line", u32()}, {"reserved", u32()}},
+                            32);
+    std::vector<tree> items;
+    for (const name_entry &n : tu.names)
+        items.push_back(ctor_of(type, {abi_string(n.name), uint_cst(u32(), n.flags),
+                                       build_int_cst(integer_type_node, n.group), abi_string(n.file),
+                                       uint_cst(u32(), n.line), uint_cst(u32(), 0)}));
+    return static_array("__tf_names", type, items);
+}
+
+static tree groups_table(void)
+{
+    tree type = make_record("__tf_tu_group", {{"name", cstr()}, {"holder", build_pointer_type(ptr_type_node)}}, 16);
+    std::vector<tree> items;
+    for (const std::string &g : tu.used_groups)
+        items.push_back(ctor_of(type, {abi_string(g), build_fold_addr_expr(abi_holder(g))}));
+    return items.empty() ? null_pointer_node : static_array("__tf_groups", type, items);
+}
+
+static tree decls_table(void)
+{
+    tree type = make_record("__tf_group_decl",
+                            {{"name", cstr()}, {"subgroups", cptr(cstr())}, {"nsubgroups", u32()},
+                             {"reserved", u32()}},
+                            24);
+    std::vector<tree> items;
+    for (const auto &it : groups) {
+        const group_decl &g = it.second;
+        std::vector<tree> subs;
+        for (const std::string &s : g.subs)
+            subs.push_back(abi_string(s));
+        tree subs_addr = subs.empty() ? null_pointer_node
+                                      : static_array("__tf_sub_" + g.name, build_qualified_type(cstr(), TYPE_QUAL_CONST), subs);
+        items.push_back(ctor_of(type, {abi_string(g.name), subs_addr, uint_cst(u32(), subs.size()),
+                                       uint_cst(u32(), 0)}));
+    }
+    return items.empty() ? null_pointer_node : static_array("__tf_decls", type, items);
+}
+
+static tree runtime_fn(const char *name)
+{
+    tree type = build_function_type_list(void_type_node, ptr_type_node, NULL_TREE);
+    tree fn = build_fn_decl(name, type);
+    TREE_NOTHROW(fn) = 1;
+    return fn;
+}
+
+static tree tu_desc;
+
+/* static void __tf_ctor(void) / __tf_dtor(void): a constructor (or destructor)
+ * whose GENERIC body is `body`, made the way GCC makes its own static
+ * constructors (cgraph_build_static_cdtor), but with the names of
+ * docs/code-shape.md. It is made with the data: functions added once IPA has
+ * started miss LTO streaming. It switches cfun; the caller restores it. */
+static void make_cdtor(const char *name, bool ctor, tree body)
+{
+    tree decl = build_decl(BUILTINS_LOCATION, FUNCTION_DECL, get_identifier(name),
+                           build_function_type_list(void_type_node, NULL_TREE));
+    tree result = build_decl(BUILTINS_LOCATION, RESULT_DECL, NULL_TREE, void_type_node);
+    DECL_ARTIFICIAL(result) = 1;
+    DECL_CONTEXT(result) = decl;
+    DECL_RESULT(decl) = result;
+    current_function_decl = decl;
+    allocate_struct_function(decl, false);
+    TREE_STATIC(decl) = 1;
+    TREE_USED(decl) = 1;
+    DECL_ARTIFICIAL(decl) = 1;
+    DECL_IGNORED_P(decl) = 1;
+    DECL_NO_INSTRUMENT_FUNCTION_ENTRY_EXIT(decl) = 1;
+    DECL_UNINLINABLE(decl) = 1;
+    DECL_SAVED_TREE(decl) = body;
+    DECL_INITIAL(decl) = make_node(BLOCK);
+    BLOCK_SUPERCONTEXT(DECL_INITIAL(decl)) = decl;
+    TREE_USED(DECL_INITIAL(decl)) = 1;
+    if (ctor) {
+        DECL_STATIC_CONSTRUCTOR(decl) = 1;
+        decl_init_priority_insert(decl, DEFAULT_INIT_PRIORITY);
+    } else {
+        DECL_STATIC_DESTRUCTOR(decl) = 1;
+        decl_fini_priority_insert(decl, DEFAULT_INIT_PRIORITY);
+    }
+    gimplify_function_tree(decl);
+    cgraph_node::add_new_function(decl, false);
+}
+
+static void emit_cdtors(tree tu_addr)
+{
+    function *saved_fun = cfun;
+    tree saved_decl = current_function_decl;
+    make_cdtor("__tf_ctor", true, build_call_expr(runtime_fn("tf_tu_register"), 1, tu_addr));
+    make_cdtor("__tf_dtor", false, build_call_expr(runtime_fn("tf_tu_unregister"), 1, tu_addr));
+    set_cfun(saved_fun);
+    current_function_decl = saved_decl;
+}
+
+/* The descriptor and its tables are made with the name table, while GCC is
+ * still constructing the symbol table (variables made later are never
+ * output). */
+void abi_emit_data(void)
+{
+    if (opts.off || tu.names.empty() || tu_desc)
+        return;
+    tree type = make_record("__tf_tu",
+                            {{"abi", u32()}, {"size", u32()}, {"file", cstr()}, {"name", cstr()},
+                             {"nnames", u32()}, {"ngroups", u32()}, {"ndecls", u32()}, {"flags", u32()},
+                             {"names", const_ptr_type_node}, {"groups", const_ptr_type_node},
+                             {"decls", const_ptr_type_node}},
+                            64);
+    tree init = ctor_of(type, {uint_cst(u32(), 1), uint_cst(u32(), 64), abi_string(main_input_filename),
+                               abi_string(tu_base_name()), uint_cst(u32(), tu.names.size()),
+                               uint_cst(u32(), tu.used_groups.size()), uint_cst(u32(), groups.size()),
+                               uint_cst(u32(), 0), names_table(), groups_table(), decls_table()});
+    tu_desc = make_static("__tf_tu", type, init, false);
+    emit_cdtors(build_fold_addr_expr(tu_desc));
+    if (opts.verbose)
+        inform(UNKNOWN_LOCATION, "tf: TU %qs: %d names, %d groups", tu_base_name().c_str(),
+               (int)tu.names.size(), (int)tu.used_groups.size());
+}
+
+} // namespace tf

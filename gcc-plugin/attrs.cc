@@ -1,0 +1,222 @@
+/*
+ * attrs.cc: the four attributes tf.h expands to, with the checks that can be
+ * made where the annotation is written (DESIGN section 2). Checks that need
+ * the whole TU (name clashes, callers of info functions) are in model.cc and
+ * instrument.cc.
+ */
+#include "tf-plugin.h"
+
+namespace tf {
+
+std::map<std::string, group_decl> groups;
+bool active = true;
+
+location_t user_loc(location_t loc)
+{
+    /* A token pasted by TF_GROUP lives in tf.h's macro body; the user wants
+     * the place where the macro was used. */
+    return linemap_resolve_location(line_table, loc, LRK_MACRO_EXPANSION_POINT, NULL);
+}
+
+bool ident_p(const std::string &s)
+{
+    if (s.empty() || ISDIGIT(s[0]))
+        return false;
+    for (char c : s)
+        if (!ISALNUM(c) && c != '_')
+            return false;
+    return true;
+}
+
+static const char *string_arg(tree args, int n)
+{
+    for (; args && n > 0; n--)
+        args = TREE_CHAIN(args);
+    if (!args)
+        return NULL;
+    tree value = TREE_VALUE(args);
+    STRIP_ANY_LOCATION_WRAPPER(value);
+    if (TREE_CODE(value) != STRING_CST)
+        return NULL;
+    return TREE_STRING_POINTER(value);
+}
+
+static location_t node_loc(tree node)
+{
+    if (DECL_P(node))
+        return user_loc(DECL_SOURCE_LOCATION(node));
+    return user_loc(input_location);
+}
+
+/* Is `to` reachable from `from` over subgroup edges? */
+static bool reaches(const std::string &from, const std::string &to, std::set<std::string> &seen)
+{
+    if (from == to)
+        return true;
+    if (!seen.insert(from).second)
+        return false;
+    auto it = groups.find(from);
+    if (it == groups.end())
+        return false;
+    for (const std::string &sub : it->second.subs)
+        if (reaches(sub, to, seen))
+            return true;
+    return false;
+}
+
+void group_declare(const std::string &name, const std::vector<std::string> &subs, location_t loc)
+{
+    if (!ident_p(name)) {
+        error_at(loc, "tf: group name %qs is not an identifier", name.c_str());
+        return;
+    }
+    group_decl &g = groups[name];
+    if (g.name.empty()) {
+        g.name = name;
+        g.loc = loc;
+    }
+    for (const std::string &sub : subs) {
+        if (!ident_p(sub)) {
+            error_at(loc, "tf: subgroup name %qs of group %qs is not an identifier",
+                     sub.c_str(), name.c_str());
+            continue;
+        }
+        if (std::find(g.subs.begin(), g.subs.end(), sub) != g.subs.end())
+            continue;
+        std::set<std::string> seen;
+        if (reaches(sub, name, seen)) {
+            error_at(loc, "tf: subgroup cycle: group %qs would contain itself through %qs",
+                     name.c_str(), sub.c_str());
+            continue;
+        }
+        groups[name].subs.push_back(sub);
+    }
+}
+
+/* TF_GROUP(name, subs...) -> extern const char tf_group__name
+ *                             __attribute__((tf_group("name", "subs, "))) */
+static tree handle_group(tree *node, tree, tree args, int, bool *no_add)
+{
+    location_t loc = node_loc(*node);
+    const char *name = string_arg(args, 0), *list = string_arg(args, 1);
+    if (!name || !list || TREE_CODE(*node) != VAR_DECL) {
+        error_at(loc, "tf: %<tf_group%> is written only by %<TF_GROUP(name, subgroups...)%>");
+        *no_add = true;
+        return NULL_TREE;
+    }
+    std::vector<std::string> subs;
+    std::string item;
+    for (const char *p = list;; p++) {
+        if (*p == ',' || *p == '\0') {
+            size_t b = item.find_first_not_of(" \t\n"), e = item.find_last_not_of(" \t\n");
+            if (b != std::string::npos)
+                subs.push_back(item.substr(b, e - b + 1));
+            item.clear();
+            if (*p == '\0')
+                break;
+        } else
+            item += *p;
+    }
+    group_declare(name, subs, loc);
+    return NULL_TREE;
+}
+
+static bool function_only(tree node, const char *macro, bool *no_add)
+{
+    if (TREE_CODE(node) == FUNCTION_DECL)
+        return true;
+    error_at(node_loc(node), "tf: %qs applies only to functions", macro);
+    *no_add = true;
+    return false;
+}
+
+static tree handle_monitor(tree *node, tree, tree args, int, bool *no_add)
+{
+    if (!function_only(*node, "TF_MONITOR", no_add))
+        return NULL_TREE;
+    tree fn = *node;
+    location_t loc = node_loc(fn);
+    const char *group = string_arg(args, 0);
+    if (!group) {
+        error_at(loc, "tf: %<tf_monitor%> takes a group name; use %<TF_MONITOR(group)%>");
+        *no_add = true;
+    } else if (!groups.count(group)) {
+        error_at(loc, "tf: group %qs of %qD is not declared; add %<TF_GROUP(%s)%> before this use",
+                 group, fn, group);
+        *no_add = true;
+    } else if (lookup_attribute("tf_monitor", DECL_ATTRIBUTES(fn))) {
+        error_at(loc, "tf: %qD has more than one %<TF_MONITOR%>", fn);
+        *no_add = true;
+    } else if (lookup_attribute("tf_info", DECL_ATTRIBUTES(fn))) {
+        error_at(loc, "tf: %qD is both %<TF_MONITOR%> and %<TF_INFO%>", fn);
+        *no_add = true;
+    }
+    return NULL_TREE;
+}
+
+int tp_value(const char *tp)
+{
+    static const char *const names[] = {"TF_TP_NONE", "TF_TP_ENTER", "TF_TP_EXIT"};
+    for (int i = 0; i < 3; i++)
+        if (tp && !strcmp(tp, names[i]))
+            return i;
+    return -1;
+}
+
+static tree handle_info(tree *node, tree, tree args, int, bool *no_add)
+{
+    if (!function_only(*node, "TF_INFO", no_add))
+        return NULL_TREE;
+    tree fn = *node;
+    location_t loc = node_loc(fn);
+    const char *tp = string_arg(args, 0);
+    *no_add = true;
+    if (tp_value(tp) < 0)
+        error_at(loc, "tf: %qs is not a timing-point type; use %<TF_TP_NONE%>, %<TF_TP_ENTER%> or %<TF_TP_EXIT%>",
+                 tp ? tp : "?");
+    else if (!VOID_TYPE_P(TREE_TYPE(TREE_TYPE(fn))))
+        error_at(loc, "tf: info function %qD must return void", fn);
+    else if (stdarg_p(TREE_TYPE(fn)))
+        error_at(loc, "tf: info function %qD must not be variadic", fn);
+    else if (lookup_attribute("tf_monitor", DECL_ATTRIBUTES(fn)))
+        error_at(loc, "tf: %qD is both %<TF_MONITOR%> and %<TF_INFO%>", fn);
+    else if (lookup_attribute("tf_info", DECL_ATTRIBUTES(fn)))
+        error_at(loc, "tf: %qD has more than one %<TF_INFO%>", fn);
+    else
+        *no_add = false;
+    return NULL_TREE;
+}
+
+static tree handle_tracing_name(tree *node, tree, tree args, int, bool *no_add)
+{
+    if (!function_only(*node, "TF_TRACING_NAME", no_add))
+        return NULL_TREE;
+    const char *name = string_arg(args, 0);
+    if (!name || !*name) {
+        error_at(node_loc(*node), "tf: %<TF_TRACING_NAME%> of %qD takes a non-empty string literal",
+                 *node);
+        *no_add = true;
+    }
+    return NULL_TREE;
+}
+
+static struct attribute_spec specs[] = {
+    TF_ATTRIBUTE("tf_group", 2, 2, handle_group),
+    TF_ATTRIBUTE("tf_monitor", 1, 1, handle_monitor),
+    TF_ATTRIBUTE("tf_info", 1, 1, handle_info),
+    TF_ATTRIBUTE("tf_tracing_name", 1, 1, handle_tracing_name),
+};
+
+void register_attributes(void *, void *)
+{
+    /* A second copy of the plugin (another file name) must not register the
+     * attributes again: GCC would assert. It stays inactive instead. */
+    if (lookup_attribute_spec(get_identifier("tf_monitor"))) {
+        active = false;
+        return;
+    }
+    for (const attribute_spec &spec : specs)
+        register_attribute(&spec);
+}
+
+} // namespace tf

@@ -1,0 +1,265 @@
+/*
+ * hooks.cc: the GENERIC of each hook of docs/code-shape.md section 3-5,
+ * gimplified by the caller. Writing them as trees (if/assign/call) and letting
+ * the gimplifier lower them keeps each hook a few readable lines.
+ */
+#include "tf-plugin.h"
+#include "hooks.h"
+
+namespace tf {
+
+static tree ops_type(int offset)
+{
+    static tree types[4];
+    tree &t = types[offset / 8];
+    if (!t) {
+        tree p = ptr_type_node, i = integer_type_node;
+        if (offset == OPS_INFO) /* (mm, args, caller_id, self_id, tp) */
+            t = build_function_type_list(void_type_node, p, p, i, i, i, NULL_TREE);
+        else /* enter(mm, id, args), exit(mm, id, value), exception(mm, id, exc) */
+            t = build_function_type_list(void_type_node, p, i, p, NULL_TREE);
+        gc_keep(t);
+    }
+    return t;
+}
+
+/* mm->ops->fn(args...): two loads through `char *` MEM_REFs (alias set 0,
+ * so no type-based assumption about the runtime's structs), then a call that
+ * is marked nothrow: hooks never throw, so they add no EH edges. */
+static tree ops_call(tree mm, int offset, const std::vector<tree> &args)
+{
+    tree char_ptr = build_pointer_type(char_type_node);
+    tree ops = build2(MEM_REF, ptr_type_node, mm, build_int_cst(char_ptr, 0));
+    tree fn = build2(MEM_REF, build_pointer_type(ops_type(offset)), ops, build_int_cst(char_ptr, offset));
+    tree call = build_call_array_loc(UNKNOWN_LOCATION, void_type_node, fn, args.size(), args.data());
+    TREE_NOTHROW(call) = 1;
+    return call;
+}
+
+static tree ref(tree obj, const char *field)
+{
+    tree f = abi_field(TREE_TYPE(obj), field);
+    return build3(COMPONENT_REF, TREE_TYPE(f), obj, f, NULL_TREE);
+}
+
+static void assign(tree *list, tree lhs, tree rhs)
+{
+    append_to_statement_list(build2(MODIFY_EXPR, TREE_TYPE(lhs), lhs, fold_convert(TREE_TYPE(lhs), rhs)), list);
+}
+
+static tree temp(tree type, const char *name)
+{
+    tree t = create_tmp_var(type, name);
+    TREE_ADDRESSABLE(t) = 1;
+    return t;
+}
+
+static unsigned size_of(tree type)
+{
+    if (TREE_CODE(type) == REFERENCE_TYPE)
+        type = TREE_TYPE(type);
+    tree s = COMPLETE_TYPE_P(type) ? TYPE_SIZE_UNIT(type) : NULL_TREE;
+    return s && tree_fits_uhwi_p(s) ? tree_to_uhwi(s) : 0;
+}
+
+static bool plain_char_pointer(tree type)
+{
+    return TREE_CODE(type) == POINTER_TYPE && TYPE_MAIN_VARIANT(TREE_TYPE(type)) == char_type_node;
+}
+
+/* C++ pointers to member functions are records with TYPE_PTRMEMFUNC_FLAG. */
+static bool member_fn_pointer(tree type)
+{
+    return lang_GNU_CXX() && TREE_CODE(type) == RECORD_TYPE && TYPE_LANG_FLAG_2(type);
+}
+
+/* Fills one tf_value. `addr` is the address of the object for aggregates
+ * (parameters and result copies), else NULL and `value` is used. */
+static void fill_value(tree *list, tree v, const char *name, tree type, tree value, tree addr)
+{
+    int kind = K_NONE;
+    const char *field = NULL;
+    tree payload = NULL_TREE, info = null_pointer_node;
+    switch (TREE_CODE(type)) {
+    case BOOLEAN_TYPE:
+        kind = K_BOOL, field = "u", payload = value;
+        break;
+    case INTEGER_TYPE:
+        kind = TYPE_UNSIGNED(type) ? K_UINT : K_INT, field = TYPE_UNSIGNED(type) ? "u" : "i";
+        payload = value;
+        break;
+    case ENUMERAL_TYPE:
+        kind = K_ENUM, field = "i", payload = value, info = abi_enum_descriptor(type);
+        break;
+    case REAL_TYPE:
+        kind = K_FLOAT, field = "d", payload = value;
+        break;
+    case POINTER_TYPE:
+    case REFERENCE_TYPE:
+        kind = plain_char_pointer(type) ? K_STR : K_PTR, field = "p", payload = value;
+        break;
+    case NULLPTR_TYPE:
+    case OFFSET_TYPE:
+        kind = K_PTR, field = "p", payload = null_pointer_node;
+        break;
+    case RECORD_TYPE:
+    case UNION_TYPE:
+        if (member_fn_pointer(type)) {
+            kind = K_PTR, field = "p", payload = null_pointer_node;
+            break;
+        }
+        kind = K_STRUCT, field = "p", payload = addr, info = abi_string(abi_type_name(type));
+        break;
+    default:
+        break;
+    }
+    assign(list, ref(v, "name"), name ? abi_string(name) : null_pointer_node);
+    assign(list, ref(v, "kind"), build_int_cst(uint32_type_node, kind));
+    assign(list, ref(v, "size"), build_int_cst(uint32_type_node, size_of(type)));
+    if (field && payload)
+        assign(list, ref(ref(v, "v"), field), payload);
+    else
+        assign(list, ref(ref(v, "v"), "u"), build_int_cst(uint64_type_node, 0));
+    assign(list, ref(v, "type"), info);
+}
+
+/* `if (mm != 0) body`, optionally marked unlikely (the enter hook). */
+static tree guarded(tree mm, tree body, bool unlikely)
+{
+    tree cond = build2(NE_EXPR, boolean_type_node, mm, null_pointer_node);
+    if (unlikely) {
+        tree expect = builtin_decl_explicit(BUILT_IN_EXPECT);
+        tree call = build_call_expr(expect, 2, fold_convert(long_integer_type_node, cond),
+                                    build_int_cst(long_integer_type_node, 0));
+        cond = build2(NE_EXPR, boolean_type_node, call, build_int_cst(long_integer_type_node, 0));
+    }
+    return build3(COND_EXPR, void_type_node, cond, body, build_empty_stmt(UNKNOWN_LOCATION));
+}
+
+/* tf_args a = { P, 0, v } with one tf_value per parameter; returns &a. */
+static tree build_args(tree *list, tree fndecl, int skip_trailing)
+{
+    std::vector<std::pair<std::string, tree>> params;
+    int position = 0, total = list_length(DECL_ARGUMENTS(fndecl)) - skip_trailing;
+    int index = 0;
+    for (tree p = DECL_ARGUMENTS(fndecl); p && position < total; p = DECL_CHAIN(p)) {
+        position++;
+        const char *n = DECL_NAME(p) ? IDENTIFIER_POINTER(DECL_NAME(p)) : NULL;
+        if (DECL_ARTIFICIAL(p)) {
+            if (n && !strcmp(n, "this")) /* else C++ __in_chrg, __vtt_parm */
+                params.push_back({"this", p});
+            continue;
+        }
+        index++; /* argN counts the declared parameters, as written */
+        params.push_back({n ? n : "arg" + std::to_string(index), p});
+    }
+    tree value = abi_value_type(), values = null_pointer_node;
+    if (!params.empty()) {
+        tree array = temp(build_array_type_nelts(value, params.size()), "tf_v");
+        for (size_t i = 0; i < params.size(); i++) {
+            tree p = params[i].second, v = build4(ARRAY_REF, value, array, size_int(i), NULL_TREE, NULL_TREE);
+            bool by_ref = DECL_BY_REFERENCE(p);
+            tree type = by_ref ? TREE_TYPE(TREE_TYPE(p)) : TREE_TYPE(p), addr = NULL_TREE;
+            if (AGGREGATE_TYPE_P(type)) {
+                if (!by_ref)
+                    TREE_ADDRESSABLE(p) = 1;
+                addr = by_ref ? p : build_fold_addr_expr(p);
+            }
+            fill_value(list, v, params[i].first.c_str(), type, p, addr);
+        }
+        values = build_fold_addr_expr(build4(ARRAY_REF, value, array, size_int(0), NULL_TREE, NULL_TREE));
+    }
+    tree a = temp(abi_args_type(), "tf_a");
+    assign(list, ref(a, "count"), build_int_cst(uint32_type_node, params.size()));
+    assign(list, ref(a, "reserved"), build_int_cst(uint32_type_node, 0));
+    assign(list, ref(a, "values"), values);
+    return build_fold_addr_expr(a);
+}
+
+static tree id_cst(int id) { return build_int_cst(integer_type_node, id); }
+
+tree hook_load(tree mm, tree holder)
+{
+    tree load = builtin_decl_explicit(BUILT_IN_ATOMIC_LOAD_8);
+    tree call = build_call_expr(load, 2, build_fold_addr_expr(holder), build_int_cst(integer_type_node, MEMMODEL_ACQUIRE));
+    return build2(MODIFY_EXPR, ptr_type_node, mm, fold_convert(ptr_type_node, call));
+}
+
+tree hook_enter(tree mm, tree fndecl, int id)
+{
+    tree list = alloc_stmt_list();
+    tree a = build_args(&list, fndecl, 0);
+    append_to_statement_list(ops_call(mm, OPS_ENTER, {mm, id_cst(id), a}), &list);
+    return guarded(mm, list, true);
+}
+
+tree hook_info(tree fndecl, int self_id, int tp)
+{
+    tree mm = NULL_TREE, caller = NULL_TREE;
+    for (tree p = DECL_ARGUMENTS(fndecl); p; p = DECL_CHAIN(p))
+        mm = caller, caller = p; /* the two trailing parameters */
+    tree list = alloc_stmt_list();
+    tree a = build_args(&list, fndecl, 2);
+    append_to_statement_list(ops_call(mm, OPS_INFO, {mm, a, caller, id_cst(self_id), id_cst(tp)}), &list);
+    return guarded(mm, list, false);
+}
+
+/* The exit hook before a return of `retval` (NULL: void, or falling off). */
+tree hook_exit(tree mm, tree fndecl, int id, tree retval)
+{
+    tree list = alloc_stmt_list(), result = null_pointer_node;
+    tree type = TREE_TYPE(TREE_TYPE(fndecl));
+    if (retval && !VOID_TYPE_P(type)) {
+        bool by_ref = TREE_CODE(retval) == RESULT_DECL && DECL_BY_REFERENCE(retval);
+        tree addr = NULL_TREE;
+        if (by_ref)
+            addr = retval;
+        else if (AGGREGATE_TYPE_P(type)) {
+            tree copy = temp(TREE_TYPE(retval), "tf_res");
+            append_to_statement_list(build2(MODIFY_EXPR, TREE_TYPE(copy), copy, retval), &list);
+            addr = build_fold_addr_expr(copy);
+        }
+        tree r = temp(abi_value_type(), "tf_r");
+        fill_value(&list, r, NULL, type, retval, addr);
+        result = build_fold_addr_expr(r);
+    }
+    append_to_statement_list(ops_call(mm, OPS_EXIT, {mm, id_cst(id), result}), &list);
+    return guarded(mm, list, false);
+}
+
+static tree exception_call(tree *list, tree mm, int id, int kind, tree name, tree data)
+{
+    tree e = temp(abi_exception_type(), "tf_e");
+    assign(list, ref(e, "kind"), build_int_cst(uint32_type_node, kind));
+    assign(list, ref(e, "reserved"), build_int_cst(uint32_type_node, 0));
+    assign(list, ref(e, "name"), name);
+    assign(list, ref(e, "data"), data);
+    return ops_call(mm, OPS_EXCEPTION, {mm, id_cst(id), build_fold_addr_expr(e)});
+}
+
+tree hook_exception(tree mm, int id, int kind, const char *callee, tree data)
+{
+    tree list = alloc_stmt_list();
+    tree name = callee ? abi_string(callee) : null_pointer_node;
+    append_to_statement_list(exception_call(&list, mm, id, kind, name, data ? data : null_pointer_node), &list);
+    return guarded(mm, list, false);
+}
+
+/* The EH cleanup: `ehp = <placeholder>(); if (mm) { exception(UNWIND, ehp);
+ * exit(NULL); }`. The placeholder becomes __builtin_eh_pointer(region) once
+ * EH lowering has numbered the region (instrument.cc, pass tf_ehfix). */
+tree hook_unwind(tree mm, int id)
+{
+    tree list = alloc_stmt_list();
+    tree ehp = create_tmp_var(ptr_type_node, "tf_ehp");
+    tree call = build_call_expr(eh_placeholder_decl(), 0);
+    TREE_NOTHROW(call) = 1;
+    tree body = alloc_stmt_list();
+    append_to_statement_list(build2(MODIFY_EXPR, ptr_type_node, ehp, call), &list);
+    append_to_statement_list(exception_call(&body, mm, id, EXC_UNWIND, null_pointer_node, ehp), &body);
+    append_to_statement_list(ops_call(mm, OPS_EXIT, {mm, id_cst(id), null_pointer_node}), &body);
+    append_to_statement_list(guarded(mm, body, false), &list);
+    return list;
+}
+
+} // namespace tf

@@ -1,0 +1,318 @@
+/*
+ * instrument.cc: the two GIMPLE passes.
+ *
+ * tf_instrument runs right after *warn_unused_result, the first lowering
+ * pass: the body is high GIMPLE, one outer GIMPLE_BIND whose statements still
+ * nest (binds, try blocks) and where every `return` is a GIMPLE_RETURN. For
+ * a monitored function it
+ *   - loads the group's holder once into a local `mm` and adds the enter hook,
+ *   - puts the exit hook before every GIMPLE_RETURN and at the end of the body,
+ *   - puts exception hooks before __cxa_throw/__cxa_rethrow and noreturn calls,
+ *   - rewrites calls of info functions to pass mm and its own id,
+ *   - wraps the body in a GIMPLE_TRY_FINALLY whose finally is a GIMPLE_EH_ELSE
+ *     with an empty normal half: the unwind hook runs only while an exception
+ *     unwinds through, and unwinding then resumes.
+ * For an info function it replaces the empty body by the info hook. For every
+ * other function of a TU with info functions it only checks that none is
+ * called or has its address taken.
+ *
+ * tf_ehfix runs after "eh": EH regions now have numbers, and the placeholder
+ * call in the unwind hook becomes __builtin_eh_pointer(region), the
+ * _Unwind_Exception in flight.
+ */
+#include "tf-plugin.h"
+#include "hooks.h"
+
+namespace tf {
+
+struct fn_ctx {
+    tree fndecl;
+    const fn_entry *e; /* NULL: neither monitored nor info */
+    tree mm;
+};
+
+bool enhanced_p(tree fndecl)
+{
+    return lookup_attribute(TF_ENHANCED, DECL_ATTRIBUTES(fndecl)) != NULL_TREE;
+}
+
+tree eh_placeholder_decl(void)
+{
+    static tree decl;
+    if (!decl) {
+        decl = build_fn_decl("__tf_eh_pointer", build_function_type_list(ptr_type_node, NULL_TREE));
+        TREE_NOTHROW(decl) = 1;
+        DECL_ARTIFICIAL(decl) = 1;
+        gc_keep(decl);
+    }
+    return decl;
+}
+
+static gimple_seq gimplify(tree generic, location_t loc)
+{
+    gimple_seq seq = NULL;
+    gimplify_and_add(generic, &seq);
+    annotate_all_with_location(seq, loc);
+    return seq;
+}
+
+static location_t stmt_loc(gimple *s, tree fndecl)
+{
+    location_t loc = gimple_location(s);
+    return loc != UNKNOWN_LOCATION ? loc : DECL_SOURCE_LOCATION(fndecl);
+}
+
+static const fn_entry *info_callee(tree fn)
+{
+    const fn_entry *e = fn && TREE_CODE(fn) == FUNCTION_DECL ? model_find(fn) : NULL;
+    return e && !e->monitor ? e : NULL;
+}
+
+/* walk_tree callback: &info anywhere but as the callee of a direct call. */
+static tree find_address(tree *tp, int *walk_subtrees, void *data)
+{
+    struct walk_stmt_info *wi = (struct walk_stmt_info *)data;
+    fn_ctx *c = (fn_ctx *)wi->info;
+    if (TYPE_P(*tp))
+        *walk_subtrees = 0;
+    else if (TREE_CODE(*tp) == ADDR_EXPR && info_callee(TREE_OPERAND(*tp, 0)))
+        error_at(user_loc(stmt_loc(wi->stmt, c->fndecl)),
+                 "tf: the address of info function %qD is taken; info functions may only be called",
+                 TREE_OPERAND(*tp, 0));
+    return NULL_TREE;
+}
+
+static bool named(tree fn, const char *name)
+{
+    return fn && DECL_NAME(fn) && !strcmp(IDENTIFIER_POINTER(DECL_NAME(fn)), name);
+}
+
+static void insert_before(gimple_stmt_iterator *gsi, tree hook)
+{
+    gimple *s = gsi_stmt(*gsi);
+    gsi_insert_seq_before(gsi, gimplify(hook, gimple_location(s)), GSI_SAME_STMT);
+}
+
+static void rewrite_info_call(fn_ctx *c, gimple_stmt_iterator *gsi, gcall *call)
+{
+    auto_vec<tree> args;
+    for (unsigned i = 0; i < gimple_call_num_args(call); i++)
+        args.safe_push(gimple_call_arg(call, i));
+    args.safe_push(c->mm);
+    args.safe_push(build_int_cst(integer_type_node, c->e->id));
+    gcall *repl = gimple_build_call_vec(gimple_call_fndecl(call), args);
+    gimple_set_location(repl, gimple_location(call));
+    gimple_set_block(repl, gimple_block(call));
+    gsi_replace(gsi, repl, false);
+}
+
+static void visit_call(fn_ctx *c, gimple_stmt_iterator *gsi, struct walk_stmt_info *wi)
+{
+    gcall *call = as_a<gcall *>(gsi_stmt(*gsi));
+    tree callee = gimple_call_fndecl(call);
+    bool monitored = c->e && c->e->monitor;
+    for (unsigned i = 0; i < gimple_call_num_args(call); i++)
+        walk_tree(gimple_call_arg_ptr(call, i), find_address, wi, NULL);
+    if (info_callee(callee)) {
+        if (!monitored)
+            error_at(user_loc(stmt_loc(call, c->fndecl)),
+                     "tf: info function %qD is called from %qD, which is not a monitored function",
+                     callee, c->fndecl);
+        else if (!opts.off)
+            rewrite_info_call(c, gsi, call);
+        return;
+    }
+    if (!monitored || opts.off || gimple_call_internal_p(call))
+        return;
+    if (named(callee, "__cxa_throw"))
+        insert_before(gsi, hook_exception(c->mm, c->e->id, EXC_THROW, NULL, gimple_call_arg(call, 1)));
+    else if (named(callee, "__cxa_rethrow"))
+        insert_before(gsi, hook_exception(c->mm, c->e->id, EXC_THROW, NULL, NULL_TREE));
+    else if ((gimple_call_flags(call) & ECF_NORETURN) && !(callee && fndecl_built_in_p(callee, BUILT_IN_UNREACHABLE))) {
+        std::string name = callee ? tracing_default_name(callee) : "(indirect call)";
+        insert_before(gsi, hook_exception(c->mm, c->e->id, EXC_NORETURN, name.c_str(), NULL_TREE));
+    }
+}
+
+static tree visit_stmt(gimple_stmt_iterator *gsi, bool *handled, struct walk_stmt_info *wi)
+{
+    fn_ctx *c = (fn_ctx *)wi->info;
+    gimple *s = gsi_stmt(*gsi);
+    *handled = false;
+    if (gimple_code(s) == GIMPLE_CALL) {
+        visit_call(c, gsi, wi);
+        *handled = true;
+    } else if (gimple_code(s) == GIMPLE_RETURN && c->e && c->e->monitor && !opts.off) {
+        greturn *ret = as_a<greturn *>(s);
+        insert_before(gsi, hook_exit(c->mm, c->fndecl, c->e->id, gimple_return_retval(ret)));
+    }
+    return NULL_TREE;
+}
+
+static void walk_body(fn_ctx *c, gimple_seq *body)
+{
+    struct walk_stmt_info wi;
+    memset(&wi, 0, sizeof wi);
+    wi.info = c;
+    walk_gimple_seq_mod(body, visit_stmt, tu.has_info ? find_address : NULL, &wi);
+}
+
+static void instrument_monitored(fn_ctx *c, gbind *outer)
+{
+    location_t loc = DECL_SOURCE_LOCATION(c->fndecl);
+    int id = c->e->id;
+    gimple_seq *body = gimple_bind_body_ptr(outer);
+    walk_body(c, body);
+    /* Only a body that can fall off its end gets an exit hook there: an
+     * unreachable one would make -Wreturn-type see a path without a value
+     * once the try/finally below is lowered. */
+    if (gimple_seq_may_fallthru(*body))
+        gimple_seq_add_seq(body, gimplify(hook_exit(c->mm, c->fndecl, id, NULL_TREE), loc));
+    if (flag_exceptions) {
+        /* try { body } finally { eh_else { } { unwind hook } }: the second
+         * half of an EH_ELSE runs only on the exceptional path, which then
+         * resumes unwinding (a TRY_CATCH cleanup would need the C++ front
+         * end's help to resume, and falls through in C). */
+        gimple_seq unwind = gimplify(hook_unwind(c->mm, id), loc);
+        gimple *eh_else = gimple_build_eh_else(gimple_seq_alloc_with_stmt(gimple_build_nop()), unwind);
+        gimple_set_location(eh_else, loc);
+        gtry *t = gimple_build_try(*body, gimple_seq_alloc_with_stmt(eh_else), GIMPLE_TRY_FINALLY);
+        gimple_set_location(t, loc);
+        *body = NULL;
+        gimple_seq_add_stmt(body, t);
+    }
+    gimple_seq prologue = gimplify(hook_load(c->mm, abi_holder(c->e->group)), loc);
+    gimple_seq_add_seq(&prologue, gimplify(hook_enter(c->mm, c->fndecl, id), loc));
+    gimple_seq_add_seq(&prologue, *body);
+    gimple_bind_set_body(outer, prologue);
+}
+
+/* An info function's body must be empty: nothing but nested empty blocks,
+ * debug statements and a plain `return;`. */
+static gimple *first_statement(gimple_seq seq)
+{
+    for (gimple_stmt_iterator i = gsi_start(seq); !gsi_end_p(i); gsi_next(&i)) {
+        gimple *s = gsi_stmt(i);
+        switch (gimple_code(s)) {
+        case GIMPLE_NOP:
+        case GIMPLE_DEBUG:
+        case GIMPLE_PREDICT:
+            break;
+        case GIMPLE_RETURN:
+            if (gimple_return_retval(as_a<greturn *>(s)))
+                return s;
+            break;
+        case GIMPLE_BIND:
+            if (gimple *inner = first_statement(gimple_bind_body(as_a<gbind *>(s))))
+                return inner;
+            break;
+        default:
+            return s;
+        }
+    }
+    return NULL;
+}
+
+static void instrument_info(fn_ctx *c, gbind *outer)
+{
+    if (gimple *s = first_statement(gimple_bind_body(outer))) {
+        error_at(user_loc(stmt_loc(s, c->fndecl)), "tf: info function %qD must have an empty body",
+                 c->fndecl);
+        return;
+    }
+    if (opts.off)
+        return;
+    location_t loc = DECL_SOURCE_LOCATION(c->fndecl);
+    gimple_bind_set_body(outer, gimplify(hook_info(c->fndecl, c->e->id, c->e->tp), loc));
+}
+
+static void mark_enhanced(tree fndecl)
+{
+    DECL_ATTRIBUTES(fndecl) = tree_cons(get_identifier(TF_ENHANCED), NULL_TREE, DECL_ATTRIBUTES(fndecl));
+}
+
+static unsigned int instrument_execute(function *fun)
+{
+    model_build();
+    tree fndecl = fun->decl;
+    if (tu.fns.empty() || enhanced_p(fndecl))
+        return 0;
+    fn_ctx c = {fndecl, model_find(fndecl), NULL_TREE};
+    if (!c.e && !tu.has_info)
+        return 0;
+    gbind *outer = as_a<gbind *>(gimple_seq_first_stmt(gimple_body(fndecl)));
+    push_gimplify_context();
+    if (c.e && c.e->monitor && !opts.off) {
+        c.mm = create_tmp_var(ptr_type_node, "tf_mm");
+        instrument_monitored(&c, outer);
+    } else if (c.e && !c.e->monitor)
+        instrument_info(&c, outer);
+    else
+        walk_body(&c, gimple_bind_body_ptr(outer));
+    pop_gimplify_context(outer);
+    if (c.e && !opts.off)
+        mark_enhanced(fndecl);
+    if (c.e && opts.verbose > 1)
+        inform(DECL_SOURCE_LOCATION(fndecl), "tf: instrumented %qD as %s id %d", fndecl,
+               c.e->monitor ? "monitor" : "info", c.e->id);
+    return 0;
+}
+
+/* Replaces each placeholder by __builtin_eh_pointer of the cleanup region
+ * it sits in: the next RESX after it resumes that very region. */
+static unsigned int ehfix_execute(function *fun)
+{
+    if (!enhanced_p(fun->decl))
+        return 0;
+    gimple_seq body = gimple_body(fun->decl);
+    for (gimple_stmt_iterator i = gsi_start(body); !gsi_end_p(i); gsi_next(&i)) {
+        gimple *s = gsi_stmt(i);
+        if (!is_gimple_call(s) || gimple_call_fndecl(s) != eh_placeholder_decl())
+            continue;
+        int region = -1;
+        for (gimple_stmt_iterator j = i; !gsi_end_p(j) && region < 0; gsi_next(&j))
+            if (gimple_code(gsi_stmt(j)) == GIMPLE_RESX)
+                region = gimple_resx_region(as_a<gresx *>(gsi_stmt(j)));
+        tree lhs = gimple_call_lhs(s);
+        gimple *repl;
+        if (region >= 0) {
+            repl = gimple_build_call(builtin_decl_explicit(BUILT_IN_EH_POINTER), 1,
+                                     build_int_cst(integer_type_node, region));
+            gimple_call_set_lhs(repl, lhs);
+        } else
+            repl = gimple_build_assign(lhs, null_pointer_node);
+        gimple_set_location(repl, gimple_location(s));
+        gsi_replace(&i, repl, false);
+    }
+    return 0;
+}
+
+/* Both ask GCC to verify the IL before and after them (a compiler built with
+ * checking does; a release compiler skips it). */
+static const pass_data instrument_data = {
+    GIMPLE_PASS, "tf_instrument", OPTGROUP_NONE, TV_NONE, PROP_gimple_any, 0, 0,
+    TODO_verify_il, TODO_verify_il,
+};
+static const pass_data ehfix_data = {
+    GIMPLE_PASS, "tf_ehfix", OPTGROUP_NONE, TV_NONE, PROP_gimple_leh, 0, 0,
+    TODO_verify_il, TODO_verify_il,
+};
+
+class instrument_pass : public gimple_opt_pass {
+public:
+    instrument_pass(gcc::context *ctxt) : gimple_opt_pass(instrument_data, ctxt) {}
+    bool gate(function *) final override { return active && !in_lto_p; }
+    unsigned int execute(function *fun) final override { return instrument_execute(fun); }
+};
+
+class ehfix_pass : public gimple_opt_pass {
+public:
+    ehfix_pass(gcc::context *ctxt) : gimple_opt_pass(ehfix_data, ctxt) {}
+    bool gate(function *) final override { return active && !in_lto_p && flag_exceptions && !opts.off; }
+    unsigned int execute(function *fun) final override { return ehfix_execute(fun); }
+};
+
+opt_pass *make_instrument_pass(gcc::context *ctxt) { return new instrument_pass(ctxt); }
+opt_pass *make_ehfix_pass(gcc::context *ctxt) { return new ehfix_pass(ctxt); }
+
+} // namespace tf

@@ -1,0 +1,119 @@
+/*
+ * tf.so: the GCC plugin of TF (a tracing facility for C and C++).
+ *
+ * What it does: functions annotated with TF_MONITOR(group) (or matched by a
+ * rules file) get an enter hook, an exit hook on every return path, and
+ * exception hooks before throws, noreturn calls and on unwinding; TF_INFO
+ * functions get two trailing parameters and a body that reports the call.
+ * Each translation unit (TU) that has any of them gets a descriptor registered
+ * with libtf by a constructor. docs/code-shape.md is the exact shape.
+ *
+ * Why a GIMPLE pass in the lowering pipeline: it runs once per function after
+ * the whole TU is parsed (so every annotation is known) and before inlining
+ * (so inlined copies keep their hooks), on both the C and C++ front ends.
+ *
+ * How to debug: -fplugin-arg-tf-verbose=2 lists every decision;
+ * -fdump-tree-tf_instrument (or -fdump-tree-all) shows each function after
+ * instrumentation; debug_gimple_seq() in gdb prints a sequence.
+ */
+#include "tf-plugin.h"
+
+/* Only these two are exported (-fvisibility=hidden): a second copy of the
+ * plugin must not bind to this one's globals. */
+__attribute__((visibility("default"))) int plugin_is_GPL_compatible;
+
+namespace tf {
+options opts;
+}
+
+static struct plugin_info tf_info = {
+    "0.1",
+    "TF tracing facility instrumentation (docs: gcc-plugin/README.md)\n"
+    "  -fplugin-arg-tf-verbose=N     report decisions on stderr (0-2)\n"
+    "  -fplugin-arg-tf-manifest=FILE write the TU's groups and names as JSON\n"
+    "  -fplugin-arg-tf-rules=FILE    monitor functions matched by a rules file\n"
+    "  -fplugin-arg-tf-off           check annotations, inject nothing\n"};
+
+/* tf.h switches from its empty fallback to the attributes when it sees
+ * __TF_PLUGIN__. The C-family front ends report each file they enter
+ * (PLUGIN_INCLUDE_FILE) from the first, before a line of it is preprocessed,
+ * also with -E; PLUGIN_START_UNIT, before parsing, is the fallback. */
+static void define_plugin_macro(void *, void *)
+{
+    static bool done;
+    if (!done && &parse_in && parse_in && &cpp_define) {
+        done = true;
+        cpp_define(parse_in, "__TF_PLUGIN__=1");
+    }
+}
+
+static bool parse_args(struct plugin_name_args *info)
+{
+    for (int i = 0; i < info->argc; i++) {
+        const char *key = info->argv[i].key, *value = info->argv[i].value;
+        if (!strcmp(key, "verbose"))
+            tf::opts.verbose = value ? atoi(value) : 1;
+        else if (!strcmp(key, "manifest") && value && *value)
+            tf::opts.manifest = value;
+        else if (!strcmp(key, "rules") && value && *value)
+            tf::opts.rules = value;
+        else if (!strcmp(key, "off"))
+            tf::opts.off = !value || strcmp(value, "0") != 0;
+        else {
+            error("tf: unknown plugin option %<-fplugin-arg-%s-%s%>", info->base_name, key);
+            return false;
+        }
+    }
+    return true;
+}
+
+static void write_manifest(void *, void *)
+{
+    if (!in_lto_p && !tf::opts.manifest.empty() && !seen_error())
+        tf::manifest_write();
+}
+
+__attribute__((visibility("default"))) int plugin_init(struct plugin_name_args *info,
+                                                  struct plugin_gcc_version *version)
+{
+    if (!plugin_default_version_check(version, &gcc_version)) {
+        error("tf: this plugin was built for GCC %s", gcc_version.basever);
+        return 1;
+    }
+    if (!parse_args(info))
+        return 1;
+    /* A second copy of tf.so under another file name (tf.so is loaded once
+     * per path by GCC itself) must stay out of the way: it would register
+     * the same attributes and passes again. The marker lives in this
+     * process's environment only. */
+    if (getenv("TF_GCC_PLUGIN_ACTIVE")) {
+        tf::active = false;
+        return 0;
+    }
+    setenv("TF_GCC_PLUGIN_ACTIVE", info->full_name, 1);
+    const char *name = info->base_name;
+    register_callback(name, PLUGIN_INFO, NULL, &tf_info);
+    register_callback(name, PLUGIN_REGISTER_GGC_ROOTS, NULL, (void *)tf::gc_roots);
+    register_callback(name, PLUGIN_ATTRIBUTES, tf::register_attributes, NULL);
+    register_callback(name, PLUGIN_INCLUDE_FILE, define_plugin_macro, NULL);
+    register_callback(name, PLUGIN_START_UNIT, define_plugin_macro, NULL);
+    register_callback(name, PLUGIN_FINISH_UNIT, write_manifest, NULL);
+
+    /* After the first lowering pass: high GIMPLE with GIMPLE_BIND, GIMPLE_TRY
+     * and GIMPLE_RETURN still structured, before EH lowering and the CFG. */
+    struct register_pass_info instrument;
+    instrument.pass = tf::make_instrument_pass(g);
+    instrument.reference_pass_name = "*warn_unused_result";
+    instrument.ref_pass_instance_number = 1;
+    instrument.pos_op = PASS_POS_INSERT_AFTER;
+    register_callback(name, PLUGIN_PASS_MANAGER_SETUP, NULL, &instrument);
+
+    /* After EH lowering, when cleanup regions have numbers. */
+    struct register_pass_info ehfix;
+    ehfix.pass = tf::make_ehfix_pass(g);
+    ehfix.reference_pass_name = "eh";
+    ehfix.ref_pass_instance_number = 1;
+    ehfix.pos_op = PASS_POS_INSERT_AFTER;
+    register_callback(name, PLUGIN_PASS_MANAGER_SETUP, NULL, &ehfix);
+    return 0;
+}

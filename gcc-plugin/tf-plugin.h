@@ -1,0 +1,103 @@
+/*
+ * tf-plugin.h: what the parts of tf.so share. See README.md for the whole
+ * picture; docs/code-shape.md for the code it emits.
+ */
+#ifndef TF_GCC_PLUGIN_H
+#define TF_GCC_PLUGIN_H
+
+#include "compat.h"
+
+namespace tf {
+
+struct options {
+    int verbose = 0;
+    std::string manifest; /* -fplugin-arg-tf-manifest=FILE */
+    std::string rules;    /* -fplugin-arg-tf-rules=FILE    */
+    bool off = false;     /* parse and check, inject nothing */
+};
+extern options opts;
+
+/* ---- attrs.cc: the attributes behind tf.h and the groups they declare ---- */
+struct group_decl {
+    std::string name;
+    std::vector<std::string> subs; /* in the order written */
+    location_t loc;
+};
+/* Every TF_GROUP (and rules-file `group`) seen so far, by name. */
+extern std::map<std::string, group_decl> groups;
+/* Adds a group or its new subgroups; reports bad names and cycles at loc. */
+void group_declare(const std::string &name, const std::vector<std::string> &subs,
+                   location_t loc);
+bool ident_p(const std::string &s);
+/* "TF_TP_NONE" -> 0, "TF_TP_ENTER" -> 1, "TF_TP_EXIT" -> 2, else -1. */
+int tp_value(const char *tp);
+void register_attributes(void *gcc_data, void *user_data);
+/* False when another copy of this plugin registered the attributes first. */
+extern bool active;
+/* Diagnostics point at the user's source, not into tf.h's macros. */
+location_t user_loc(location_t loc);
+
+/* ---- rules.cc: the rules file of DESIGN section 5 ------------------------- */
+void rules_load(const char *path);
+/* The group of the first matching monitor line, or NULL (also if excluded). */
+const char *rules_match(const char *file, const char *fn);
+
+/* ---- model.cc: the TU's name table, decided before any function changes -- */
+enum { NAME_MONITOR = 1, NAME_INFO = 2, NAME_TP_ENTER = 4, NAME_TP_EXIT = 8 };
+struct name_entry {
+    std::string name; /* tracing name */
+    unsigned flags;
+    int group;        /* index into model::used_groups, -1 for info names */
+    std::string file;
+    unsigned line;
+    std::string function; /* the (first) function behind it, for the manifest */
+    std::string group_name;
+    location_t loc;
+};
+struct fn_entry {
+    int id;          /* index of its tracing name */
+    bool monitor;    /* else an info function */
+    int tp;          /* info: 0 NONE, 1 ENTER, 2 EXIT */
+    std::string group;
+};
+struct model {
+    bool built = false;
+    bool has_info = false;
+    std::vector<name_entry> names;        /* sorted by strcmp */
+    std::vector<std::string> used_groups; /* sorted */
+    std::map<unsigned, fn_entry> fns;     /* by DECL_UID */
+};
+extern model tu;
+void model_build(void);
+const fn_entry *model_find(tree fndecl);
+void manifest_write(void);
+std::string tu_base_name(void);
+std::string tracing_default_name(tree fndecl);
+
+/* ---- abi.cc: the types and static data of docs/code-shape.md ------------- */
+enum { OPS_ENTER = 0, OPS_INFO = 8, OPS_EXIT = 16, OPS_EXCEPTION = 24 };
+enum { K_NONE, K_INT, K_UINT, K_BOOL, K_FLOAT, K_PTR, K_STR, K_ENUM, K_STRUCT };
+enum { EXC_THROW = 1, EXC_UNWIND = 2, EXC_NORETURN = 3 };
+tree abi_value_type(void);
+tree abi_args_type(void);
+tree abi_exception_type(void);
+tree abi_field(tree record, const char *name);
+tree abi_holder(const std::string &group);
+tree abi_enum_descriptor(tree enum_type);
+tree abi_string(const std::string &s);
+std::string abi_type_name(tree type);
+void abi_emit_data(void);
+void gc_keep(tree t);
+extern const struct ggc_root_tab gc_roots[];
+
+/* ---- instrument.cc: the two GIMPLE passes ---------------------------------- */
+opt_pass *make_instrument_pass(gcc::context *ctxt);
+opt_pass *make_ehfix_pass(gcc::context *ctxt);
+tree eh_placeholder_decl(void);
+
+#define TF_ENHANCED "tf enhanced"
+bool enhanced_p(tree fndecl);
+
+} // namespace tf
+
+#endif
