@@ -467,16 +467,34 @@ const tf_monitor_ops tt_ops = {t_enter, t_info, t_exit, t_exception, t_clear, t_
 
 /* ---- longjmp ------------------------------------------------------------------- */
 
-/* Runs on the jumping thread before the jump: frames deeper than the target
- * are being skipped; they end now. */
+/* The frame to keep on top after a jump to target_sp: frames deeper than the
+ * target are skipped; of the monitored frames exactly at the target only the
+ * outermost (the setjmp caller, which is never inlined) can still run, with
+ * the info pairs it opened; the others were inlined into it. */
+static uint32_t depth_after_jump(const tt_thread *ts, uintptr_t target_sp)
+{
+    uint32_t depth = ts->depth;
+    while (depth && ts->stack[depth - 1].sp < target_sp)
+        depth--;
+    uint32_t first = depth, next = depth;
+    for (uint32_t i = depth; i > 0 && ts->stack[i - 1].sp == target_sp; i--)
+        if (!(ts->stack[i - 1].flags & TT_F_INFO)) {
+            next = first;
+            first = i - 1;
+        }
+    return next;
+}
+
+/* Runs on the jumping thread before the jump: the frames it skips end now. */
 static void longjmp_resync(uintptr_t target_sp)
 {
     for (tt_thread *ts = tl_threads; ts; ts = ts->tl_next) {
         tt_manager *m = TT_LD(ts->m);
-        if (!m || !ts->depth || ts->stack[ts->depth - 1].sp >= target_sp)
+        uint32_t keep = m ? depth_after_jump(ts, target_sp) : ts->depth;
+        if (keep == ts->depth)
             continue;
         uint64_t now = tt_now(&m->clock);
-        while (ts->depth && ts->stack[ts->depth - 1].sp < target_sp) {
+        while (ts->depth > keep) {
             tt_frame *f = &ts->stack[ts->depth - 1];
             int active = f->flags & TT_F_ACTIVE;
             tt_timer *t = f->timer;

@@ -73,10 +73,18 @@ static void drop_below(struct stack *s, uintptr_t sp)
         s->depth--;
 }
 
+/* The setjmp caller is never inlined (GCC and LLVM refuse), so of the frames
+ * at exactly the target's stack position only the outermost can still run:
+ * the others were inlined into it and the jump leaves them. */
 static void on_longjmp(uintptr_t target_sp)
 {
-    if (tls)
-        drop_below(tls, target_sp);
+    struct stack *s = tls;
+    if (!s)
+        return;
+    drop_below(s, target_sp);
+    while (s->depth > 1 && s->depth <= s->cap && s->frames[s->depth - 1].sp == target_sp &&
+           s->frames[s->depth - 2].sp == target_sp)
+        s->depth--;
 }
 
 static void copy_args(struct frame *f, const tf_args *args)
