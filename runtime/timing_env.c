@@ -4,21 +4,31 @@
  * ".csv" CSV, "-" or unset stderr, else text), and the event log to
  * TF_TIMING_TRACE as Chrome trace JSON when that is set. Files are created
  * as TF creates every file (tf__create_file: no symlinks, mode 0600).
+ *
+ * A forked child reports only what it did, to "<TF_REPORT>.<pid>" (and
+ * "<TF_TIMING_TRACE>.<pid>"), so it never overwrites its parent's report.
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "timing_internal.h"
 
 static tt_manager *env_manager;
 static pthread_once_t env_once = PTHREAD_ONCE_INIT;
+static pid_t env_pid; /* the process that set the report up */
 
 static void env_write(const char *path, tf_timing_format format)
 {
     if (strcmp(path, "-") == 0) {
         tf_timing_report((tf_timing_manager *)env_manager, stderr, format);
         return;
+    }
+    char forked[4096];
+    if (getpid() != env_pid) {
+        snprintf(forked, sizeof forked, "%s.%ld", path, (long)getpid());
+        path = forked;
     }
     FILE *f = tf__create_file(path);
     if (!f) {
@@ -42,11 +52,29 @@ static void env_at_exit(void)
     errno = saved;
 }
 
+static void fork_prepare(void)
+{
+    pthread_mutex_lock(&env_manager->lock);
+}
+
+static void fork_parent(void)
+{
+    pthread_mutex_unlock(&env_manager->lock);
+}
+
+static void fork_child(void)
+{
+    pthread_mutex_unlock(&env_manager->lock);
+    tt_forget_stats(env_manager);
+}
+
 static void env_init(void)
 {
     env_manager = tt_manager_new(1);
     if (!env_manager)
         return;
+    env_pid = getpid();
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
     const char *trace = secure_getenv("TF_TIMING_TRACE");
     if (trace && *trace)
         tf_timing_event_log((tf_timing_manager *)env_manager, 1u << 16);

@@ -465,6 +465,27 @@ static void t_destroy(tf_monitor *self)
 
 const tf_monitor_ops tt_ops = {t_enter, t_info, t_exit, t_exception, t_clear, t_destroy};
 
+/* ---- fork ---------------------------------------------------------------------- */
+
+static void zero_chunks(tt_stats **chunks[])
+{
+    for (uint32_t c = 0; c < TT_MAX_CHUNKS; c++)
+        for (uint32_t j = 0; chunks[c] && j < TT_CHUNK; j++)
+            if (chunks[c][j])
+                memset(chunks[c][j], 0, sizeof *chunks[c][j]);
+}
+
+/* In a forked child (one thread, so nobody writes meanwhile): the statistics
+ * so far are the parent's; the child reports only its own. Frames open on the
+ * forking thread stay open and close in the child. */
+void tt_forget_stats(tt_manager *m)
+{
+    for (tt_thread *ts = m->threads; ts; ts = ts->next)
+        zero_chunks(ts->chunks);
+    zero_chunks(m->retired);
+    m->retired_lost = 0;
+}
+
 /* ---- longjmp ------------------------------------------------------------------- */
 
 /* The frame to keep on top after a jump to target_sp: frames deeper than the

@@ -6,7 +6,11 @@
  */
 #include <pthread.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "fixture.h"
 
@@ -51,7 +55,20 @@ static void *worker(void *arg)
     return NULL;
 }
 
-int main(void)
+/* With "fork": after its own work the program forks a child that calls
+ * parse_file once; the child's report must hold that call only. */
+static int fork_child_once(void)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        parse_file();
+        exit(0);
+    }
+    int status;
+    return waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+}
+
+int main(int argc, char **argv)
 {
     pthread_t th;
     if (pthread_create(&th, NULL, worker, NULL) != 0)
@@ -59,5 +76,7 @@ int main(void)
     pthread_join(th, NULL);
     parse_file();
     parse_file();
+    if (argc > 1 && strcmp(argv[1], "fork") == 0)
+        return fork_child_once();
     return 0;
 }

@@ -34,6 +34,13 @@ run TF_REPORT="$out/link.json" 2>"$out/err.txt"
 [ ! -e "$out/target" ] || fail "followed a symlink"
 grep -q 'cannot create' "$out/err.txt" || fail "no message for an uncreatable report"
 
+# A forked child reports only its own call, next to (not over) the parent's.
+env TF_MONITORS='app=timing' TF_REPORT="$out/f.json" "$app" fork
+python3 "$check" json "$out/f.json" --expect wc.parse_file:count=3
+child=$(ls "$out"/f.json.* 2>/dev/null | head -n 1)
+[ -n "$child" ] || fail "no report from the forked child"
+python3 "$check" json "$child" --expect wc.parse_file:count=1 --expect wc.tokenize:count=2
+
 # Without TF_MONITORS nothing is reported.
 env TF_REPORT="$out/none.json" "$app"
 [ ! -e "$out/none.json" ] || fail "report written without TF_MONITORS"
