@@ -3,9 +3,12 @@
  *
  * tf_instrument runs right after *warn_unused_result, the first lowering
  * pass: the body is high GIMPLE, one outer GIMPLE_BIND whose statements still
- * nest (binds, try blocks) and where every `return` is a GIMPLE_RETURN. For
- * a monitored function it
- *   - loads the group's holder once into a local `mm` and adds the enter hook,
+ * nest (binds, try blocks) and where every `return` is a GIMPLE_RETURN. A
+ * monitored function f is first copied into f.tf_traced (clone.cc); f then
+ * only loads the group's holder into `mm`, calls the clone if it is set, and
+ * loses its info calls (instrument_fast). The clone, or f itself when it
+ * cannot be copied (instrument_monitored), gets the hooks: the pass
+ *   - adds the enter hook (f: after loading the holder once into `mm`),
  *   - puts the exit hook before every GIMPLE_RETURN and at the end of the body,
  *   - puts exception hooks before __cxa_throw/__cxa_rethrow and noreturn calls,
  *   - rewrites calls of info functions to pass mm and its own id,
@@ -29,6 +32,8 @@ struct fn_ctx {
     tree fndecl;
     const fn_entry *e; /* NULL: neither monitored nor info */
     tree mm;
+    bool fast;  /* f's own body in the split shape: info calls go, no hooks */
+    bool quiet; /* the traced clone: f's body was checked already */
 };
 
 bool enhanced_p(tree fndecl)
@@ -111,18 +116,20 @@ static void visit_call(fn_ctx *c, gimple_stmt_iterator *gsi, struct walk_stmt_in
     gcall *call = as_a<gcall *>(gsi_stmt(*gsi));
     tree callee = gimple_call_fndecl(call);
     bool monitored = c->e && c->e->monitor;
-    for (unsigned i = 0; i < gimple_call_num_args(call); i++)
+    for (unsigned i = 0; i < gimple_call_num_args(call) && !c->quiet; i++)
         walk_tree(gimple_call_arg_ptr(call, i), find_address, wi, NULL);
     if (info_callee(callee)) {
         if (!monitored)
             error_at(user_loc(stmt_loc(call, c->fndecl)),
                      "tf: info function %qD is called from %qD, which is not a monitored function",
                      callee, c->fndecl);
+        else if (c->fast) /* with mm NULL the call would do nothing */
+            gsi_replace(gsi, gimple_build_nop(), false);
         else if (!opts.off)
             rewrite_info_call(c, gsi, call);
         return;
     }
-    if (!monitored || opts.off || gimple_call_internal_p(call))
+    if (!monitored || opts.off || c->fast || gimple_call_internal_p(call))
         return;
     if (named(callee, "__cxa_throw"))
         insert_before(gsi, hook_exception(c->mm, c->e->id, EXC_THROW, NULL, gimple_call_arg(call, 1)));
@@ -142,7 +149,7 @@ static tree visit_stmt(gimple_stmt_iterator *gsi, bool *handled, struct walk_stm
     if (gimple_code(s) == GIMPLE_CALL) {
         visit_call(c, gsi, wi);
         *handled = true;
-    } else if (gimple_code(s) == GIMPLE_RETURN && c->e && c->e->monitor && !opts.off) {
+    } else if (gimple_code(s) == GIMPLE_RETURN && c->e && c->e->monitor && !opts.off && !c->fast) {
         greturn *ret = as_a<greturn *>(s);
         insert_before(gsi, hook_exit(c->mm, c->fndecl, c->e->id, gimple_return_retval(ret)));
     }
@@ -154,10 +161,12 @@ static void walk_body(fn_ctx *c, gimple_seq *body)
     struct walk_stmt_info wi;
     memset(&wi, 0, sizeof wi);
     wi.info = c;
-    walk_gimple_seq_mod(body, visit_stmt, tu.has_info ? find_address : NULL, &wi);
+    walk_gimple_seq_mod(body, visit_stmt, tu.has_info && !c->quiet ? find_address : NULL, &wi);
 }
 
-static void instrument_monitored(fn_ctx *c, gbind *outer)
+/* Every hook but enter: exit before each return and at the end, exception
+ * hooks, info calls passing mm, and the unwind cleanup around it all. */
+static void instrument_body(fn_ctx *c, gbind *outer)
 {
     location_t loc = DECL_SOURCE_LOCATION(c->fndecl);
     int id = c->e->id;
@@ -181,10 +190,52 @@ static void instrument_monitored(fn_ctx *c, gbind *outer)
         *body = NULL;
         gimple_seq_add_stmt(body, t);
     }
-    gimple_seq prologue = gimplify(hook_load(c->mm, abi_holder(c->e->group)), loc);
-    gimple_seq_add_seq(&prologue, gimplify(hook_enter(c->mm, c->fndecl, id), loc));
-    gimple_seq_add_seq(&prologue, *body);
+}
+
+static void prepend(gbind *outer, gimple_seq prologue)
+{
+    gimple_seq_add_seq(&prologue, gimple_bind_body(outer));
     gimple_bind_set_body(outer, prologue);
+}
+
+/* The in-place shape, for functions that cannot be split (clone.cc). */
+static void instrument_monitored(fn_ctx *c, gbind *outer)
+{
+    location_t loc = DECL_SOURCE_LOCATION(c->fndecl);
+    instrument_body(c, outer);
+    gimple_seq prologue = gimplify(hook_load(c->mm, abi_holder(c->e->group)), loc);
+    gimple_seq_add_seq(&prologue, gimplify(hook_enter(c->mm, c->fndecl, c->e->id, 0, true), loc));
+    prepend(outer, prologue);
+}
+
+/* f.tf_traced: the full set of hooks on the copy of f's body, using the mm
+ * it is passed. The hooks test a local copy of it: the parameter is declared
+ * nonnull (clone.cc), so GCC folds the tests away, and -Wnonnull-compare,
+ * which looks at the parameter itself, has nothing to say. */
+static void instrument_clone(const fn_ctx *f, tree g, tree mm)
+{
+    push_cfun(DECL_STRUCT_FUNCTION(g));
+    push_gimplify_context();
+    gbind *outer = as_a<gbind *>(gimple_seq_first_stmt(gimple_body(g)));
+    fn_ctx c = {g, f->e, create_tmp_var(ptr_type_node, "tf_mm"), false, true};
+    location_t loc = DECL_SOURCE_LOCATION(g);
+    instrument_body(&c, outer);
+    gimple_seq prologue = gimplify(build2(MODIFY_EXPR, ptr_type_node, c.mm, mm), loc);
+    gimple_seq_add_seq(&prologue, gimplify(hook_enter(c.mm, g, c.e->id, 1, false), loc));
+    prepend(outer, prologue);
+    pop_gimplify_context(outer);
+    pop_cfun();
+}
+
+/* f itself: `mm = load; if (unlikely(mm)) return g(params, mm);`, then its
+ * own body with the info calls removed. */
+static void instrument_fast(fn_ctx *c, gbind *outer, tree g)
+{
+    location_t loc = DECL_SOURCE_LOCATION(c->fndecl);
+    walk_body(c, gimple_bind_body_ptr(outer));
+    gimple_seq prologue = gimplify(hook_load(c->mm, abi_holder(c->e->group)), loc);
+    gimple_seq_add_seq(&prologue, gimplify(hook_call_traced(c->mm, c->fndecl, g), loc));
+    prepend(outer, prologue);
 }
 
 /* An info function's body must be empty: nothing but nested empty blocks,
@@ -237,14 +288,21 @@ static unsigned int instrument_execute(function *fun)
     tree fndecl = fun->decl;
     if (tu.fns.empty() || enhanced_p(fndecl))
         return 0;
-    fn_ctx c = {fndecl, model_find(fndecl), NULL_TREE};
+    fn_ctx c = {fndecl, model_find(fndecl), NULL_TREE, false, false};
     if (!c.e && !tu.has_info)
         return 0;
     gbind *outer = as_a<gbind *>(gimple_seq_first_stmt(gimple_body(fndecl)));
+    tree g = NULL_TREE, g_mm = NULL_TREE;
+    if (c.e && c.e->monitor && !opts.off && (g = clone_traced(fndecl, &g_mm)))
+        instrument_clone(&c, g, g_mm);
     push_gimplify_context();
     if (c.e && c.e->monitor && !opts.off) {
         c.mm = create_tmp_var(ptr_type_node, "tf_mm");
-        instrument_monitored(&c, outer);
+        c.fast = g != NULL_TREE;
+        if (g)
+            instrument_fast(&c, outer, g);
+        else
+            instrument_monitored(&c, outer);
     } else if (c.e && !c.e->monitor)
         instrument_info(&c, outer);
     else
@@ -253,8 +311,8 @@ static unsigned int instrument_execute(function *fun)
     if (c.e && !opts.off)
         mark_enhanced(fndecl);
     if (c.e && opts.verbose > 1)
-        inform(DECL_SOURCE_LOCATION(fndecl), "tf: instrumented %qD as %s id %d", fndecl,
-               c.e->monitor ? "monitor" : "info", c.e->id);
+        inform(DECL_SOURCE_LOCATION(fndecl), "tf: instrumented %qD as %s id %d%s", fndecl,
+               c.e->monitor ? "monitor" : "info", c.e->id, g ? " (traced clone)" : "");
     return 0;
 }
 

@@ -1,9 +1,11 @@
 /*
  * tf.so: the GCC plugin of TF (a tracing facility for C and C++).
  *
- * What it does: functions annotated with TF_MONITOR(group) (or matched by a
- * rules file) get an enter hook, an exit hook on every return path, and
- * exception hooks before throws, noreturn calls and on unwinding; TF_INFO
+ * What it does: a function annotated with TF_MONITOR(group) (or matched by a
+ * rules file) loads its group's monitor and, only if there is one, calls its
+ * traced clone: a copy of its body with an enter hook, an exit hook on every
+ * return path, and exception hooks before throws, noreturn calls and on
+ * unwinding (clone.cc); otherwise it runs its own, unchanged body. TF_INFO
  * functions get two trailing parameters and a body that reports the call.
  * Each translation unit (TU) that has any of them gets a descriptor registered
  * with libtf by a constructor. docs/code-shape.md is the exact shape.
@@ -115,5 +117,13 @@ __attribute__((visibility("default"))) int plugin_init(struct plugin_name_args *
     ehfix.ref_pass_instance_number = 1;
     ehfix.pos_op = PASS_POS_INSERT_AFTER;
     register_callback(name, PLUGIN_PASS_MANAGER_SETUP, NULL, &ehfix);
+
+    /* On the traced clones, as soon as they have a CFG (clone.cc). */
+    struct register_pass_info recursion;
+    recursion.pass = tf::make_recursion_pass(g);
+    recursion.reference_pass_name = "cfg";
+    recursion.ref_pass_instance_number = 1;
+    recursion.pos_op = PASS_POS_INSERT_AFTER;
+    register_callback(name, PLUGIN_PASS_MANAGER_SETUP, NULL, &recursion);
     return 0;
 }

@@ -90,6 +90,15 @@ void abi_emit_data(void);
 void gc_keep(tree t);
 extern const struct ggc_root_tab gc_roots[];
 
+/* ---- clone.cc: f.tf_traced, the copy of a monitored function's body ------ */
+/* The clone (not yet instrumented) and its trailing `tf_mm` parameter, or
+ * NULL if f keeps the in-place shape. Called before f's body changes. */
+tree clone_traced(tree fndecl, tree *mm);
+/* The f of f.tf_traced, else NULL. */
+tree traced_origin(tree fndecl);
+/* tf_recursion: -Winfinite-recursion for split functions. */
+opt_pass *make_recursion_pass(gcc::context *ctxt);
+
 /* ---- instrument.cc: the two GIMPLE passes ---------------------------------- */
 opt_pass *make_instrument_pass(gcc::context *ctxt);
 opt_pass *make_ehfix_pass(gcc::context *ctxt);

@@ -15,6 +15,10 @@
 #             give errors with a rules-file location or compile, never crash
 #   inline    a monitored static inline function inlined away at -O2 still
 #             reports every call (its copies carry the hooks)
+#   fastpath  the split shape (docs/code-shape.md section 3), read from the
+#             object code at -O0 and -O2: f's own code calls no hook and no
+#             info function, f.tf_traced holds the hooks, in .text.unlikely
+#             at -O2, and the variadic exception keeps its hooks in place
 set -u
 [ -n "${TF_SANITIZE:-}" ] && { echo "skip: TF_SANITIZE set"; exit 77; }
 mode=$1 cc=$2 cxx=$3 plugin=$4 inc=$5 libdir=$6 fix=$7 work=$8
@@ -125,11 +129,43 @@ __attribute__((noinline)) static int run(int n) {
 int main(int argc, char **argv) { printf("%d\n", run(argc + 3)); return 0; }
 SRC
     $cc -O2 -fplugin="$plugin" -I"$inc" "$work/inl.c" -o "$work/inl" "${link[@]}" || fail "build"
-    nm "$work/inl" | grep -qw sq && fail "sq was not inlined: the test proves nothing"
+    # exactly `sq`: its traced clone sq.tf_traced stays out of line by design
+    nm "$work/inl" | awk '$3 == "sq"' | grep -q . && fail "sq was not inlined: the test proves nothing"
     TF_MONITORS=inl=dprint TF_OUTPUT="$work/trace" "$work/inl" > /dev/null || fail "run"
     sed -E 's/^\([^)]*\): //' "$work/trace" > "$work/got"
     printf 'inl.sq->(x=2)\ninl.sq<-(4)\ninl.sq->(x=3)\ninl.sq<-(9)\n' > "$work/want"
     diff -u "$work/want" "$work/got" || fail "inlined copies lost their hooks"
+    ;;
+fastpath)
+    cat > "$work/fp.c" <<'SRC'
+#include <stdarg.h>
+#include <tf/tf.h>
+TF_GROUP(fp);
+TF_INFO(TF_TP_NONE) static void note(int v) {}
+TF_MONITOR(fp) long fib(int n) { note(n); return n < 2 ? n : fib(n - 1) + fib(n - 2); }
+TF_MONITOR(fp) int vsum(int n, ...) { va_list ap; va_start(ap, n); int s = va_arg(ap, int); va_end(ap); return s; }
+SRC
+    # Disassembly of one function: its instructions up to the next symbol.
+    body() { awk -v f="<$2>:" '$2 == f { on = 1; next } /^[0-9a-f]+ <.*>:$/ { on = 0 } on' "$1"; }
+    for opt in -O0 -O2; do
+        $cc $opt -fplugin="$plugin" -I"$inc" -c "$work/fp.c" -o "$work/fp$opt.o" || fail "$opt: compile"
+        objdump -d -r --no-show-raw-insn "$work/fp$opt.o" > "$work/fp$opt.dis" || fail "objdump"
+        grep -q '<fib\.tf_traced>:$' "$work/fp$opt.dis" || fail "$opt: no fib.tf_traced clone"
+        objdump -t "$work/fp$opt.o" | grep -E ' fib\.tf_traced$' > "$work/sym" || fail "$opt: no fib.tf_traced symbol"
+        grep -qE '^[0-9a-f]+ l +F ' "$work/sym" || fail "$opt: fib.tf_traced is not a local function: $(cat "$work/sym")"
+        # f, hot and cold parts: no indirect call (every hook is one), no
+        # info call, and a call of the clone.
+        { body "$work/fp$opt.dis" fib; body "$work/fp$opt.dis" fib.cold; } > "$work/fast"
+        grep -E 'call +\*' "$work/fast" && fail "$opt: fib calls a hook"
+        grep -q 'note' "$work/fast" && fail "$opt: fib calls the info function"
+        grep -q 'fib\.tf_traced' "$work/fast" || fail "$opt: fib does not call its clone"
+        body "$work/fp$opt.dis" fib.tf_traced | grep -qE 'call +\*' || fail "$opt: the clone has no hook"
+        # The variadic function cannot forward `...`: hooks in place, no clone.
+        grep -q 'vsum\.tf_traced' "$work/fp$opt.dis" && fail "$opt: variadic vsum was cloned"
+        body "$work/fp$opt.dis" vsum | grep -qE 'call +\*' || fail "$opt: vsum lost its hooks"
+    done
+    objdump -t "$work/fp-O2.o" | grep -qE '\.text\.unlikely.* fib\.tf_traced$' ||
+        fail "-O2: fib.tf_traced is not in .text.unlikely"
     ;;
 rules)
     printf 'group g\r\nmonitor g * *\r\n' > "$work/crlf.rules"
