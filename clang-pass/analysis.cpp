@@ -1,0 +1,573 @@
+// analysis.cpp: checks DESIGN section 2 on the AST, models the TU, and plants
+// one marker call per instrumented function definition:
+//
+//     __tf_fn("<key>", &p1, &p2, ...);      first statement of the body
+//
+// <key> is the function's index in TuModel::functions; the operands are the
+// addresses of the parameters (`this` itself, 0 for what has no address).
+// CodeGen turns it into an ordinary call in the function's IR, which tells
+// the pass (pass.cpp) which function it is and where each parameter lives,
+// whatever the ABI did to the IR arguments and even with -fdiscard-value-names.
+// The pass removes every marker; it never reaches the object file.
+#include "analysis.h"
+
+#include <fstream>
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/FileManager.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Basic/Builtins.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Sema/Sema.h"
+#include "compat.h"
+#include "llvm/ADT/APFloat.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace clang;
+
+namespace tf {
+
+namespace {
+
+std::string presumedFile(const SourceManager &sm, SourceLocation loc, unsigned *line) {
+  PresumedLoc p = sm.getPresumedLoc(sm.getExpansionLoc(loc));
+  if (!p.isValid()) return "";
+  if (line) *line = p.getLine();
+  return p.getFilename();
+}
+
+class Modeler {
+ public:
+  Modeler(ASTContext &ctx, TuModel &m) : ctx(ctx), model(m) {
+    policy = new PrintingPolicy(ctx.getPrintingPolicy());
+    policy->AnonymousTagLocations = false;
+    policy->SuppressTagKeyword = ctx.getLangOpts().CPlusPlus;
+  }
+  ~Modeler() { delete policy; }
+
+  ValueDesc describe(QualType declared, const std::string &name) {
+    ValueDesc v;
+    v.name = name;
+    QualType t = declared.getCanonicalType().getUnqualifiedType();
+    if (t->isVoidType()) return v;
+    if (t->isReferenceType()) {  // its address; sizeof a reference is sizeof its referent
+      QualType to = t->getPointeeType();
+      v.kind = K_PTR;
+      v.size = to->isIncompleteType() || to->isFunctionType() ? 0
+                                                              : unsigned(ctx.getTypeSizeInChars(to).getQuantity());
+      v.load = L_ADDR;
+      return v;
+    }
+    if (t->isIncompleteType() || t->isFunctionType()) return v;
+    v.size = unsigned(ctx.getTypeSizeInChars(t).getQuantity());
+    if (t->isBooleanType()) {
+      v.kind = K_BOOL, v.load = L_UINT;
+    } else if (const auto *et = t->getAs<clang::EnumType>()) {
+      v.kind = K_ENUM;
+      v.load = et->getDecl()->getIntegerType()->isSignedIntegerType() ? L_INT : L_UINT;
+      v.enumIndex = enumIndex(et->getDecl(), t);
+    } else if (t->isIntegerType()) {
+      v.kind = t->isSignedIntegerType() ? K_INT : K_UINT;
+      v.load = v.kind == K_INT ? L_INT : L_UINT;
+    } else if (t->isRealFloatingType()) {
+      const llvm::fltSemantics &fs = ctx.getFloatTypeSemantics(t);
+      v.fpBits = &fs == &llvm::APFloat::IEEEsingle()             ? 32
+                 : &fs == &llvm::APFloat::IEEEdouble()           ? 64
+                 : &fs == &llvm::APFloat::x87DoubleExtended()    ? 80
+                 : &fs == &llvm::APFloat::IEEEquad()             ? 128
+                                                                 : 0;
+      if (v.fpBits) v.kind = K_FLOAT, v.load = L_FP;
+    } else if (t->isPointerType()) {
+      QualType pointee = t->getPointeeType().getCanonicalType().getUnqualifiedType();
+      bool plainChar = pointee->isSpecificBuiltinType(BuiltinType::Char_S) ||
+                       pointee->isSpecificBuiltinType(BuiltinType::Char_U);
+      v.kind = plainChar ? K_STR : K_PTR;
+      v.load = L_PTR;
+    } else if (t->isBlockPointerType() || t->isNullPtrType() || t->isObjCObjectPointerType()) {
+      v.kind = K_PTR, v.load = L_PTR;
+    } else if (t->isMemberPointerType()) {
+      v.kind = K_PTR, v.load = L_ZERO;
+    } else if (t->isRecordType()) {
+      v.kind = K_STRUCT, v.load = L_ADDR;
+      v.type = spelling(t);
+    }
+    return v;
+  }
+
+ private:
+  // As the GCC plugin spells a tag type: "struct point" in C, "ns::point" in
+  // C++; an anonymous one by its typedef name, else "struct <anonymous>".
+  std::string spelling(QualType t) {
+    const TagDecl *tag = t->getAsTagDecl();
+    if (tag && !tag->getIdentifier()) {
+      if (const TypedefNameDecl *td = tag->getTypedefNameForAnonDecl()) return td->getNameAsString();
+      return std::string(tag->getKindName()) + " <anonymous>";
+    }
+    std::string name = t.getAsString(*policy);
+    if (tag && !ctx.getLangOpts().CPlusPlus && !TF_STARTS_WITH(llvm::StringRef(name), tag->getKindName()))
+      name = std::string(tag->getKindName()) + " " + name;
+    return name;
+  }
+
+  int enumIndex(const EnumDecl *ed, QualType t) {
+    std::string name = spelling(t);
+    for (size_t i = 0; i < model.enums.size(); i++)
+      if (model.enums[i].name == name) return int(i);
+    tf::EnumType e;
+    e.name = name;
+    bool isSigned = ed->getIntegerType()->isSignedIntegerType();
+    for (const EnumConstantDecl *c : ed->enumerators()) {
+      const llvm::APSInt &v = c->getInitVal();
+      e.items.push_back({isSigned ? v.getSExtValue() : int64_t(v.getZExtValue()),
+                         c->getNameAsString()});
+    }
+    model.enums.push_back(e);
+    return int(model.enums.size() - 1);
+  }
+
+  ASTContext &ctx;
+  TuModel &model;
+  PrintingPolicy *policy;
+};
+
+// Finds misuse of info functions: a call from a function that is not
+// monitored, or any use other than a direct call.
+class InfoUseChecker : public RecursiveASTVisitor<InfoUseChecker> {
+ public:
+  InfoUseChecker(Session &s, DiagnosticsEngine &d, const std::set<const Decl *> &monitored)
+      : s(s), diags(d), monitored(monitored) {}
+
+  bool TraverseFunctionDecl(FunctionDecl *fd) { return traverseFn(fd, [&] {
+      return RecursiveASTVisitor::TraverseFunctionDecl(fd); }); }
+  bool TraverseCXXMethodDecl(CXXMethodDecl *fd) { return traverseFn(fd, [&] {
+      return RecursiveASTVisitor::TraverseCXXMethodDecl(fd); }); }
+  bool TraverseCXXConstructorDecl(CXXConstructorDecl *fd) { return traverseFn(fd, [&] {
+      return RecursiveASTVisitor::TraverseCXXConstructorDecl(fd); }); }
+  bool TraverseCXXDestructorDecl(CXXDestructorDecl *fd) { return traverseFn(fd, [&] {
+      return RecursiveASTVisitor::TraverseCXXDestructorDecl(fd); }); }
+  bool TraverseCXXConversionDecl(CXXConversionDecl *fd) { return traverseFn(fd, [&] {
+      return RecursiveASTVisitor::TraverseCXXConversionDecl(fd); }); }
+  bool TraverseLambdaExpr(LambdaExpr *e) {
+    return traverseFn(e->getCallOperator(), [&] { return RecursiveASTVisitor::TraverseLambdaExpr(e); });
+  }
+  // A reference in a variable's initializer is reported at the variable, as GCC does.
+  bool TraverseVarDecl(VarDecl *v) {
+    const VarDecl *saved = currentVar;
+    currentVar = v;
+    bool r = RecursiveASTVisitor::TraverseVarDecl(v);
+    currentVar = saved;
+    return r;
+  }
+  bool TraverseBlockDecl(BlockDecl *b) {
+    return traverseFn(nullptr, [&] { return RecursiveASTVisitor::TraverseBlockDecl(b); });
+  }
+
+  bool VisitCallExpr(CallExpr *call) {
+    const FunctionDecl *callee = call->getDirectCallee();
+    if (!callee || !isInfo(callee)) return true;
+    directCallees.insert(call->getCallee()->IgnoreParenImpCasts());
+    if (current && monitored.count(current->getCanonicalDecl())) return true;
+    std::string where = current ? "'" + declName(current) + "'" : "code outside any function";
+    report(diags, call->getBeginLoc(), "info function '" + declName(callee) + "' is called from " + where +
+                                           ", which is not a monitored function");
+    return true;
+  }
+
+  bool VisitDeclRefExpr(DeclRefExpr *ref) {
+    const auto *fd = dyn_cast<FunctionDecl>(ref->getDecl());
+    if (!fd || !isInfo(fd) || directCallees.count(ref)) return true;
+    report(diags, currentVar ? currentVar->getLocation() : ref->getLocation(),
+           "the address of info function '" + declName(fd) +
+                                          "' is taken; info functions may only be called");
+    return true;
+  }
+
+ private:
+  template <typename F>
+  bool traverseFn(const FunctionDecl *fd, F f) {
+    const FunctionDecl *saved = current;
+    current = fd;
+    bool r = f();
+    current = saved;
+    return r;
+  }
+  bool isInfo(const FunctionDecl *fd) {
+    const FnAttrs *a = s.attrsOf(fd);
+    return a && a->tp >= 0;
+  }
+
+  Session &s;
+  DiagnosticsEngine &diags;
+  const std::set<const Decl *> &monitored;
+  const FunctionDecl *current = nullptr;
+  const VarDecl *currentVar = nullptr;
+  std::set<const Expr *> directCallees;
+};
+
+class Consumer : public ASTConsumer {
+ public:
+  explicit Consumer(CompilerInstance &ci) : ci(ci), s(Session::get()) {}
+
+  void Initialize(ASTContext &c) override {
+    ctx = &c;
+    s.model.reset(new TuModel);
+    const SourceManager &sm = c.getSourceManager();
+    if (auto fe = sm.getFileEntryForID(sm.getMainFileID())) s.model->file = fe->getName().str();
+    if (s.model->file.empty()) s.model->file = ci.getFrontendOpts().Inputs.empty()
+                                                   ? "" : ci.getFrontendOpts().Inputs[0].getFile().str();
+    s.model->base = baseName(s.model->file);
+    s.model->cplusplus = c.getLangOpts().CPlusPlus;
+    modeler.reset(new Modeler(c, *s.model));
+  }
+
+  bool HandleTopLevelDecl(DeclGroupRef dg) override {
+    for (Decl *d : dg) handleDecl(d);
+    return true;
+  }
+
+  void HandleInlineFunctionDefinition(FunctionDecl *fd) override { handleFunction(fd); }
+
+  void HandleTranslationUnit(ASTContext &c) override {
+    DiagnosticsEngine &diags = c.getDiagnostics();
+    bool anyInfo = false;
+    for (const auto &kv : s.fnAttrs) anyInfo = anyInfo || kv.second.tp >= 0;
+    if (anyInfo)  // a whole-TU walk only when there is something to find
+      InfoUseChecker(s, diags, monitored).TraverseDecl(c.getTranslationUnitDecl());
+    s.checkRedeclarations(diags);
+    renameRuleClashes();
+    checkNames(diags);
+    checkRuleGroups(diags);
+    TuModel &m = *s.model;
+    for (const GroupSeen &g : s.groups) m.decls.push_back(g.decl);
+    m.finish();
+    if (diags.hasErrorOccurred()) return;
+    warnIfPreprocessedWithoutPlugin(c);
+    if (!s.opts.manifest.empty()) writeManifest(diags);
+    if (s.opts.verbose > 0) reportNames(diags, m);
+    if (!s.opts.off && s.opts.markers && !m.empty()) handModelToPass(c, m);
+  }
+
+ private:
+  void handleDecl(Decl *d) {
+    if (auto *fd = dyn_cast<FunctionDecl>(d)) return handleFunction(fd);
+    if (isa<NamespaceDecl>(d) || isa<LinkageSpecDecl>(d) || isa<ExportDecl>(d) ||
+        (isa<CXXRecordDecl>(d) && !cast<CXXRecordDecl>(d)->isDependentContext()))
+      for (Decl *inner : cast<DeclContext>(d)->decls()) handleDecl(inner);
+  }
+
+  // C: the identifier; C++: the qualified name with template arguments
+  // ("ns::stack::push", "twice<int>"), as the GCC plugin names it.
+  std::string defaultName(const FunctionDecl *fd) {
+    if (!ctx->getLangOpts().CPlusPlus) return fd->getNameAsString();
+    std::string name = fd->getQualifiedNameAsString();
+    if (const TemplateArgumentList *args = fd->getTemplateSpecializationArgs()) {
+      llvm::raw_string_ostream os(name);
+      printTemplateArgumentList(os, args->asArray(), ctx->getPrintingPolicy());
+      os.flush();
+    }
+    return name;
+  }
+
+  void handleFunction(FunctionDecl *fd) {
+    if (!fd->doesThisDeclarationHaveABody() || fd->isImplicit() || !done.insert(fd).second) return;
+    const SourceManager &sm = ctx->getSourceManager();
+    DiagnosticsEngine &diags = ctx->getDiagnostics();
+    // A template is instrumented in its instantiations, with the pattern's attributes.
+    if (fd->isDependentContext()) return;
+    const FnAttrs *a = s.attrsOf(fd);
+    if (!a && fd->getTemplateInstantiationPattern()) a = s.attrsOf(fd->getTemplateInstantiationPattern());
+    std::string group = a ? a->group : "";
+    int tp = a ? a->tp : -1;
+    FnDesc f;
+    f.file = presumedFile(sm, fd->getLocation(), &f.line);
+    bool fromRules = false;
+    // Rules skip what -finstrument-functions would skip (and naked functions).
+    if (group.empty() && tp < 0 && s.rulesLoaded && fd->getIdentifier() &&
+        !TF_STARTS_WITH(fd->getName(), "__tf_") && !fd->hasAttr<NoInstrumentFunctionAttr>() &&
+        !fd->hasAttr<NakedAttr>()) {
+      group = s.rules.groupFor(f.file, defaultName(fd));
+      fromRules = !group.empty();
+    }
+    if (group.empty() && tp < 0) return;
+    if (fd->hasAttr<NakedAttr>()) {
+      report(diags, fd->getLocation(), "'" + declName(fd) + "' is 'naked': it has no frame to add hooks to");
+      return;
+    }
+    if (!group.empty() && tp >= 0) {
+      report(diags, fd->getLocation(), "'" + declName(fd) + "' is both 'TF_MONITOR' and 'TF_INFO'");
+      return;
+    }
+    if (tp >= 0) {
+      const auto *body = dyn_cast_or_null<CompoundStmt>(fd->getBody());
+      if (!body || !body->body_empty()) {
+        report(diags, body && !body->body_empty() ? body->body_front()->getBeginLoc() : fd->getLocation(),
+               "info function '" + declName(fd) + "' must have an empty body");
+        return;
+      }
+    }
+    f.role = tp >= 0 ? R_INFO : R_MONITOR;
+    f.group = group;
+    f.tp = tp < 0 ? 0 : tp;
+    f.tracingName = a && !a->tracingName.empty() ? a->tracingName : defaultName(fd);
+    f.function = defaultName(fd);
+    f.defined = true;
+    if (const auto *md = dyn_cast<CXXMethodDecl>(fd); md && md->isInstance()) {
+      ValueDesc self;
+      self.name = "this", self.kind = K_PTR, self.load = L_ADDR;
+      self.size = unsigned(ctx->getTypeSizeInChars(ctx->VoidPtrTy).getQuantity());
+      f.params.push_back(self);
+    }
+    unsigned n = 0;
+    for (const ParmVarDecl *p : fd->parameters()) {
+      n++;
+      std::string name = p->getName().empty() ? "arg" + std::to_string(n) : p->getNameAsString();
+      // `register` too: the marker is built past Sema, and CodeGen gives every
+      // parameter a stack slot before optimisation.
+      f.params.push_back(modeler->describe(p->getType(), name));
+    }
+    f.isVoid = fd->getReturnType()->isVoidType();
+    f.result = modeler->describe(fd->getReturnType(), "");
+    if (f.role == R_MONITOR) monitored.insert(fd->getCanonicalDecl());
+    if (fromRules) ruleMonitored.insert(fd->getCanonicalDecl());
+    fromRule.push_back(fromRules);
+    firstLoc.push_back(fd->getLocation());
+    declNames.push_back(declName(fd));
+    s.model->functions.push_back(f);
+    if (s.opts.markers && !s.opts.off) plantMarker(fd, s.model->functions.size() - 1);
+  }
+
+  // Functions monitored by the rules file cannot be given a TF_TRACING_NAME:
+  // when their names clash (C++ overloads) the later ones, in source order,
+  // become "name#2", "name#3", ... (as the GCC plugin names them).
+  void renameRuleClashes() {
+    std::vector<FnDesc> &fs = s.model->functions;
+    const SourceManager &sm = ctx->getSourceManager();
+    std::map<std::string, std::vector<size_t>> byName;
+    for (size_t i = 0; i < fs.size(); i++) byName[fs[i].tracingName].push_back(i);
+    for (auto &kv : byName) {
+      std::vector<size_t> &v = kv.second;
+      std::stable_sort(v.begin(), v.end(), [&](size_t x, size_t y) {
+        return sm.isBeforeInTranslationUnit(sm.getExpansionLoc(firstLoc[x]), sm.getExpansionLoc(firstLoc[y]));
+      });
+      int n = 1;
+      for (size_t k = 1; k < v.size(); k++)
+        if (fromRule[v[k]] && sm.getExpansionLoc(firstLoc[v[k]]) != sm.getExpansionLoc(firstLoc[v[0]]))
+          fs[v[k]].tracingName += "#" + std::to_string(++n);
+    }
+  }
+
+  // Two functions may share a tracing name only as a TF_TP_ENTER/TF_TP_EXIT pair.
+  void checkNames(DiagnosticsEngine &diags) {
+    std::vector<FnDesc> &fs = s.model->functions;
+    std::map<std::string, std::vector<size_t>> byName;  // tracing name -> earlier functions
+    for (size_t i = 0; i < fs.size(); i++) {
+      std::vector<size_t> &same = byName[fs[i].tracingName];
+      for (size_t j : same) {
+        bool pair = fs[i].role == R_INFO && fs[j].role == R_INFO && fs[i].tp + fs[j].tp == 3 &&
+                    fs[i].tp != 0 && fs[j].tp != 0;
+        // One place, one entry (as GCC sees C++ constructor clones).
+        const SourceManager &sm = ctx->getSourceManager();
+        bool onePlace = fs[i].role == fs[j].role &&
+                        sm.getExpansionLoc(firstLoc[i]) == sm.getExpansionLoc(firstLoc[j]);
+        if (pair || onePlace) continue;
+        report(diags, firstLoc[i], "tracing name '" + fs[i].tracingName + "' of '" + declNames[i] +
+                                       "' is already used by '" + declNames[j] + "' in this translation unit");
+        report(diags, firstLoc[j], "'" + declNames[j] + "' is here; give one of them a distinct 'TF_TRACING_NAME'",
+               2);
+        break;
+      }
+      same.push_back(i);
+    }
+    std::set<const Decl *> warned;
+    for (const auto &kv : s.fnAttrs) {
+      const auto *fd = dyn_cast<FunctionDecl>(kv.first);
+      const FnAttrs *a = fd ? s.attrsOf(fd) : nullptr;
+      if (a && !a->tracingName.empty() && a->group.empty() && a->tp < 0 && !ruleMonitored.count(fd->getCanonicalDecl()) &&
+          warned.insert(fd->getCanonicalDecl()).second)
+        report(diags, fd->getLocation(), "'TF_TRACING_NAME' on '" + declName(fd) +
+                                             "', which is neither monitored nor an info function", 1);
+    }
+  }
+
+  // verbose=N: the name table, one note per entry at its (first) function.
+  void reportNames(DiagnosticsEngine &diags, const TuModel &m) {
+    for (size_t i = 0; i < m.names.size(); i++) {
+      const NameEntry &n = m.names[i];
+      size_t f = 0;
+      while (f < m.functions.size() && m.functions[f].tracingName != n.name) f++;
+      std::string group = n.group >= 0 ? m.usedGroups[size_t(n.group)] : "";
+      report(diags, f < firstLoc.size() ? firstLoc[f] : SourceLocation(),
+             "id " + std::to_string(i) + " '" + n.name + "' flags " + std::to_string(n.flags) + " group '" +
+                 group + "'",
+             3);
+    }
+  }
+
+  // clang -E (and so -save-temps) runs no plugin action: tf.h then expands to
+  // nothing, and compiling its output would silently trace nothing.
+  void warnIfPreprocessedWithoutPlugin(ASTContext &c) {
+    const auto &inputs = ci.getFrontendOpts().Inputs;
+    if (inputs.empty() || !inputs[0].getKind().isPreprocessed() || !s.groups.empty()) return;
+    const SourceManager &sm = c.getSourceManager();
+    if (sm.getBufferData(sm.getMainFileID()).find("tf/tf.h\"") == llvm::StringRef::npos) return;
+    report(c.getDiagnostics(), sm.getLocForStartOfFile(sm.getMainFileID()),
+           "this preprocessed input includes tf/tf.h but was preprocessed without __TF_PLUGIN__ "
+           "(clang -E does not run the plugin, e.g. with -save-temps): it is not instrumented",
+           1);
+  }
+
+  // A monitor line must name a group declared somewhere (rules file or source).
+  void checkRuleGroups(DiagnosticsEngine &diags) {
+    if (s.rulesFid.isInvalid()) return;
+    for (const Rules::Match &m : s.rules.monitors)
+      if (!s.findGroup(m.group))
+        report(diags, ctx->getSourceManager().translateLineCol(s.rulesFid, m.line, m.groupColumn),
+               "tf: rules: group '" + m.group + "' is not declared (add a 'group' line)");
+  }
+
+  void plantMarker(FunctionDecl *fd, size_t key) {
+    ASTContext &c = *ctx;
+    Stmt *whole = fd->getBody();
+    auto *body = dyn_cast_or_null<CompoundStmt>(whole);
+    // A function-try-block of a plain function is its try-block wrapped in a
+    // compound statement; a constructor's also covers its initialisers.
+    if (!body && isa_and_nonnull<CXXTryStmt>(whole) && !isa<CXXConstructorDecl>(fd) &&
+        !isa<CXXDestructorDecl>(fd)) {
+      Stmt *only[] = {whole};
+      body = TF_COMPOUND_CREATE(c, only, whole->getBeginLoc(), whole->getEndLoc());
+    }
+    if (!body) {
+      report(c.getDiagnostics(), fd->getLocation(), "'" + declName(fd) + "' is not instrumented: its body is a "
+                                                        "constructor's function-try-block or a coroutine", 1);
+      return;
+    }
+    SourceLocation loc = body->getLBracLoc();
+    std::vector<Expr *> args;
+    std::string keyText = std::to_string(key);
+    QualType litTy = c.getStringLiteralArrayType(c.CharTy, unsigned(keyText.size()));
+    Expr *lit = StringLiteral::Create(c, keyText, TF_STRING_KIND_ORDINARY, false, litTy, loc);
+    Expr *decayed = ImplicitCastExpr::Create(c, c.getPointerType(litTy->getAsArrayTypeUnsafe()->getElementType()),
+                                             CK_ArrayToPointerDecay, lit, nullptr, VK_PRValue,
+                                             FPOptionsOverride());
+    args.push_back(ImplicitCastExpr::Create(c, c.getPointerType(c.CharTy.withConst()), CK_NoOp, decayed,
+                                            nullptr, VK_PRValue, FPOptionsOverride()));
+    const FnDesc &f = s.model->functions[key];
+    size_t pi = 0;
+    if (const auto *md = dyn_cast<CXXMethodDecl>(fd); md && md->isInstance())
+      args.push_back(TF_THIS_EXPR(c, loc, md->getThisType())), pi++;
+    for (ParmVarDecl *p : fd->parameters()) {
+      const ValueDesc &v = f.params[pi++];
+      if (v.load == L_NONE || v.load == L_ZERO) {
+        args.push_back(IntegerLiteral::Create(c, llvm::APInt(32, 0), c.IntTy, loc));
+        continue;
+      }
+      QualType t = p->getType().getNonReferenceType();
+      Expr *ref = DeclRefExpr::Create(c, NestedNameSpecifierLoc(), SourceLocation(), p, false, loc, t,
+                                      VK_LValue);
+      args.push_back(UnaryOperator::Create(c, ref, UO_AddrOf, c.getPointerType(t), VK_PRValue,
+                                           OK_Ordinary, loc, false, FPOptionsOverride()));
+    }
+    FunctionDecl *marker = markerDecl();
+    Expr *callee = DeclRefExpr::Create(c, NestedNameSpecifierLoc(), SourceLocation(), marker, false, loc,
+                                       marker->getType(), c.getLangOpts().CPlusPlus ? VK_LValue : VK_PRValue);
+    callee = ImplicitCastExpr::Create(c, c.getPointerType(marker->getType()), CK_FunctionToPointerDecay,
+                                      callee, nullptr, VK_PRValue, FPOptionsOverride());
+    Stmt *call = CallExpr::Create(c, callee, args, c.VoidTy, VK_PRValue, loc, FPOptionsOverride());
+    if (fd->isConsteval()) return;  // never runs outside constant evaluation
+    if (fd->isConstexpr()) call = unlessConstantEvaluated(call, loc);
+    std::vector<Stmt *> stmts{call};
+    stmts.insert(stmts.end(), body->body_begin(), body->body_end());
+    fd->setBody(TF_COMPOUND_CREATE(c, stmts, body->getLBracLoc(), body->getRBracLoc()));
+  }
+
+  // if (!__builtin_is_constant_evaluated()) then: a constexpr function must
+  // stay usable in constant expressions, where the marker cannot be called.
+  Stmt *unlessConstantEvaluated(Stmt *then, SourceLocation loc) {
+    ASTContext &c = *ctx;
+    Sema &sema = ci.getSema();
+    auto *builtin = cast<FunctionDecl>(sema.LazilyCreateBuiltin(
+        &c.Idents.get("__builtin_is_constant_evaluated"), Builtin::BI__builtin_is_constant_evaluated,
+        sema.TUScope, false, loc));
+    Expr *ref = DeclRefExpr::Create(c, NestedNameSpecifierLoc(), SourceLocation(), builtin, false, loc,
+                                    builtin->getType(), VK_PRValue);
+    ref = ImplicitCastExpr::Create(c, c.getPointerType(builtin->getType()), CK_BuiltinFnToFnPtr, ref, nullptr,
+                                   VK_PRValue, FPOptionsOverride());
+    Expr *test = CallExpr::Create(c, ref, {}, c.BoolTy, VK_PRValue, loc, FPOptionsOverride());
+    Expr *unless = UnaryOperator::Create(c, test, UO_LNot, c.BoolTy, VK_PRValue, OK_Ordinary, loc, false,
+                                         FPOptionsOverride());
+    return IfStmt::Create(c, loc, IfStatementKind::Ordinary, nullptr, nullptr, unless, loc, loc, then);
+  }
+
+  // extern const char __tf_model[] __attribute__((weak)) = "<model JSON>";
+  // given to every consumer, CodeGen included: CodeGen has not finished the
+  // module yet, so the definition lands in the IR the pass will see.
+  void handModelToPass(ASTContext &c, const TuModel &m) {
+    std::string text = m.serialize();
+    // As Sema does for `const char a[] = "..."`: the literal is a prvalue of the array's type.
+    QualType ty = c.getConstantArrayType(c.CharTy.withConst(), llvm::APInt(32, text.size() + 1), nullptr,
+                                         TF_ARRAY_NORMAL, 0);
+    auto *lit = StringLiteral::Create(c, text, TF_STRING_KIND_ORDINARY, false, ty, SourceLocation());
+    lit->setValueKind(VK_PRValue);
+    auto *var = VarDecl::Create(c, c.getTranslationUnitDecl(), SourceLocation(), SourceLocation(),
+                                &c.Idents.get(kModelSymbol), ty, nullptr, SC_Extern);
+    var->setInit(lit);
+    var->setImplicit();
+    var->addAttr(WeakAttr::CreateImplicit(c));
+    c.getTranslationUnitDecl()->addDecl(var);
+    if (ci.hasASTConsumer()) ci.getASTConsumer().HandleTopLevelDecl(DeclGroupRef(var));
+  }
+
+  // void __tf_fn(const char *, ...) nothrow, named "__tf_fn" in IR in C and C++.
+  FunctionDecl *markerDecl() {
+    if (marker) return marker;
+    ASTContext &c = *ctx;
+    FunctionProtoType::ExtProtoInfo epi;
+    epi.Variadic = true;
+    QualType fnTy = c.getFunctionType(c.VoidTy, {c.getPointerType(c.CharTy.withConst())}, epi);
+    marker = FunctionDecl::Create(c, c.getTranslationUnitDecl(), SourceLocation(), SourceLocation(),
+                                  DeclarationName(&c.Idents.get("__tf_fn")), fnTy, nullptr, SC_Extern);
+    ParmVarDecl *key = ParmVarDecl::Create(c, marker, SourceLocation(), SourceLocation(), nullptr,
+                                           c.getPointerType(c.CharTy.withConst()), nullptr, SC_None,
+                                           nullptr);
+    marker->setParams({key});
+    marker->setImplicit();
+    marker->addAttr(NoThrowAttr::CreateImplicit(c));
+    marker->addAttr(AsmLabelAttr::CreateImplicit(c, "__tf_fn", /*LiteralLabel=*/false));
+    return marker;
+  }
+
+  void writeManifest(DiagnosticsEngine &diags) {
+    std::ofstream out(s.opts.manifest, std::ios::trunc);
+    out << s.model->manifestJson();
+    if (!out)
+      diags.Report(diags.getCustomDiagID(DiagnosticsEngine::Error, "TF manifest '%0' cannot be written"))
+          << s.opts.manifest;
+  }
+
+  CompilerInstance &ci;
+  Session &s;
+  ASTContext *ctx = nullptr;
+  std::unique_ptr<Modeler> modeler;
+  std::set<const Decl *> done;
+  std::set<const Decl *> monitored;
+  std::set<const Decl *> ruleMonitored;
+  std::vector<bool> fromRule;            // per model function: monitored by the rules file
+  std::vector<SourceLocation> firstLoc;  // per model function
+  std::vector<std::string> declNames;    // per model function, as diagnostics name it
+  FunctionDecl *marker = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<ASTConsumer> makeConsumer(CompilerInstance &ci) {
+  return std::make_unique<Consumer>(ci);
+}
+
+}  // namespace tf

@@ -1,0 +1,120 @@
+// model.h: what the Clang side of TF knows about one translation unit.
+//
+// The attribute handlers and the AST consumer (analysis.cpp) fill a TuModel;
+// the LLVM pass (pass.cpp) builds docs/code-shape.md from it; the manifest
+// and tf-scan write it out. The model reaches the pass inside the IR: the
+// front end adds a constant string with its serialisation (kModelSymbol) at
+// the end of the TU, and each instrumented function carries a marker call
+// (see analysis.cpp) naming its entry here, so the pass never matches
+// functions by (possibly mangled) name and needs no IR value names.
+#ifndef TF_CLANG_MODEL_H
+#define TF_CLANG_MODEL_H
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class StringRef;
+}
+
+namespace tf {
+
+// The global through which the front end hands the TuModel to the pass: a
+// weak constant string (JSON) that the pass reads and deletes.
+constexpr const char *kModelSymbol = "__tf_model";
+
+// Mirrors tf_kind in attrs/include/tf/types.h.
+enum Kind { K_NONE = 0, K_INT, K_UINT, K_BOOL, K_FLOAT, K_PTR, K_STR, K_ENUM, K_STRUCT };
+
+// How the pass turns the marker operand (the address of a parameter) into v.
+enum Load {
+  L_NONE,  // nothing
+  L_INT,   // load an integer of `size` bytes, sign-extend
+  L_UINT,  // load, zero-extend
+  L_FP,    // load a floating value (fpBits), convert to double
+  L_PTR,   // load a pointer
+  L_ADDR,  // the operand itself (references, structs, `this`)
+  L_ZERO   // zero (pointers to members)
+};
+
+struct EnumType {
+  std::string name;  // "enum color" in C, the qualified name in C++
+  std::vector<std::pair<int64_t, std::string>> items;
+};
+
+struct ValueDesc {
+  std::string name;   // parameter name; empty for a result
+  Kind kind = K_NONE;
+  unsigned size = 0;  // sizeof the declared type
+  Load load = L_NONE;
+  unsigned fpBits = 0;  // 32, 64, 80 (x87), 128 (binary128)
+  std::string type;     // STRUCT: its spelling
+  int enumIndex = -1;   // ENUM: index into TuModel::enums
+};
+
+enum Role { R_MONITOR = 1, R_INFO = 2 };
+
+struct FnDesc {
+  Role role = R_MONITOR;
+  std::string tracingName;
+  std::string function;  // its default tracing name, for the manifest
+  std::string group;     // R_MONITOR
+  int tp = 0;            // R_INFO: 0 none, 1 enter, 2 exit
+  std::string file;      // definition, as the compiler spells it
+  unsigned line = 0;
+  bool defined = false;  // has a body in this TU
+  std::vector<ValueDesc> params;  // `this` first when there is one
+  ValueDesc result;               // kind K_NONE and load L_NONE for void
+  bool isVoid = true;
+};
+
+struct GroupDecl {
+  std::string name;
+  std::vector<std::string> subgroups;
+  std::string file;
+  unsigned line = 0;
+};
+
+// One row of the sorted name table (tf_name).
+struct NameEntry {
+  std::string name;
+  unsigned flags = 0;  // TF_NAME_*
+  int group = -1;      // index into usedGroups
+  std::string file;
+  unsigned line = 0;
+  std::string function;  // the (first) function behind it
+};
+
+struct TuModel {
+  std::string file;  // main input file as given
+  std::string base;  // its base name without extension
+  bool cplusplus = false;
+  std::vector<FnDesc> functions;  // index = marker key
+  std::vector<GroupDecl> decls;     // sorted by name
+  std::vector<EnumType> enums;
+  // Derived by finish(): sorted names and the groups used by monitored functions.
+  std::vector<NameEntry> names;
+  std::vector<std::string> usedGroups;
+
+  void finish();
+  int idOf(const std::string &tracingName) const;
+  bool empty() const { return functions.empty(); }
+  // The manifest (DESIGN section 5): one TU as a JSON object.
+  std::string manifestJson() const;
+  // What the pass needs, as the front end leaves it in the IR (kModelSymbol).
+  std::string serialize() const;
+  static bool deserialize(llvm::StringRef text, TuModel &m);
+};
+
+// -fplugin-arg-tf-verbose=N, for the pass.
+int verboseLevel();
+void setVerboseLevel(int level);
+
+std::string baseName(const std::string &path);
+bool isIdentifier(const std::string &s);
+
+}  // namespace tf
+
+#endif

@@ -1,0 +1,162 @@
+// session.cpp: the state one TU's analysis shares (attributes seen, groups,
+// rules) and the helpers every part reports through.
+#include "analysis.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/Basic/FileManager.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "compat.h"
+
+using namespace clang;
+
+namespace tf {
+
+static Session *theSession;
+
+Session &Session::get() {
+  if (!theSession) theSession = new Session;
+  return *theSession;
+}
+
+void Session::reset() {
+  delete theSession;
+  theSession = new Session;
+}
+
+const GroupSeen *Session::findGroup(const std::string &name) const {
+  for (const GroupSeen &g : groups)
+    if (g.decl.name == name) return &g;
+  return nullptr;
+}
+
+const FnAttrs *Session::attrsOf(const FunctionDecl *fd) {
+  FnAttrs m;
+  bool any = false;
+  for (const FunctionDecl *r : fd->redecls()) {
+    auto it = fnAttrs.find(r);
+    if (it == fnAttrs.end()) continue;
+    const FnAttrs &a = it->second;
+    any = true;
+    if (m.group.empty()) m.group = a.group;
+    if (m.tp < 0) m.tp = a.tp;
+    if (m.tracingName.empty()) m.tracingName = a.tracingName;
+  }
+  if (!any) return nullptr;
+  return &(merged[fd->getCanonicalDecl()] = m);
+}
+
+void Session::checkRedeclarations(DiagnosticsEngine &d) {
+  std::map<const Decl *, const Decl *> first;  // canonical decl -> first with attributes
+  for (const auto &kv : fnAttrs) {
+    const Decl *canon = kv.first->getCanonicalDecl();
+    if (!first.count(canon) || d.getSourceManager().isBeforeInTranslationUnit(kv.first->getLocation(),
+                                                                              first[canon]->getLocation()))
+      first[canon] = kv.first;
+  }
+  for (const auto &kv : fnAttrs) {
+    const Decl *f = first[kv.first->getCanonicalDecl()];
+    if (f == kv.first) continue;
+    const FnAttrs &a = fnAttrs[f], &b = kv.second;
+    std::string name = declName(cast<FunctionDecl>(kv.first));
+    if (!a.group.empty() && !b.group.empty() && a.group != b.group)
+      report(d, kv.first->getLocation(), "'" + name + "' has more than one 'TF_MONITOR' ('" + a.group +
+                                             "' and '" + b.group + "')");
+    if (a.tp >= 0 && b.tp >= 0 && a.tp != b.tp)
+      report(d, kv.first->getLocation(), "'" + name + "' has more than one 'TF_INFO'");
+    if (!a.tracingName.empty() && !b.tracingName.empty() && a.tracingName != b.tracingName)
+      report(d, kv.first->getLocation(), "'" + name + "' has more than one 'TF_TRACING_NAME' ('" +
+                                             a.tracingName + "' and '" + b.tracingName + "')");
+  }
+}
+
+std::string declName(const FunctionDecl *fd) {
+  const ASTContext &c = fd->getASTContext();
+  if (!c.getLangOpts().CPlusPlus) return fd->getNameAsString();
+  PrintingPolicy pp(c.getLangOpts());
+  pp.SuppressTagKeyword = true;
+  std::string s;
+  if (!isa<CXXConstructorDecl>(fd) && !isa<CXXDestructorDecl>(fd))
+    s = fd->getReturnType().getAsString(pp) + " ";
+  s += fd->getQualifiedNameAsString() + "(";
+  for (unsigned i = 0; i < fd->getNumParams(); i++)
+    s += (i ? ", " : "") + fd->getParamDecl(i)->getType().getAsString(pp);
+  return s + ")";
+}
+
+void report(DiagnosticsEngine &d, SourceLocation loc, const std::string &msg, int level) {
+  DiagnosticsEngine::Level l = level == 0   ? DiagnosticsEngine::Error
+                               : level == 1 ? DiagnosticsEngine::Warning
+                               : level == 2 ? DiagnosticsEngine::Note
+                                            : DiagnosticsEngine::Remark;
+  d.Report(loc, d.getCustomDiagID(l, "%0")) << (TF_STARTS_WITH(llvm::StringRef(msg), "tf: ") ? msg : "tf: " + msg);
+}
+
+// Is `to` reachable from `from` through the declared subgroups?
+static bool reaches(const Session &s, const std::string &from, const std::string &to,
+                    std::set<std::string> &seen) {
+  if (from == to) return true;
+  if (!seen.insert(from).second) return false;
+  const GroupSeen *g = s.findGroup(from);
+  if (!g) return false;
+  for (const std::string &sub : g->decl.subgroups)
+    if (reaches(s, sub, to, seen)) return true;
+  return false;
+}
+
+void declareGroup(DiagnosticsEngine &d, const SourceManager &sm, Session &s, GroupSeen g) {
+  std::vector<std::string> subs = g.decl.subgroups;
+  GroupSeen *known = const_cast<GroupSeen *>(s.findGroup(g.decl.name));
+  if (!known) {
+    PresumedLoc p = sm.getPresumedLoc(sm.getExpansionLoc(g.loc));
+    g.decl.file = p.isValid() ? p.getFilename() : "";
+    g.decl.line = p.isValid() ? p.getLine() : 0;
+    g.decl.subgroups.clear();
+    s.groups.push_back(g);
+    known = &s.groups.back();
+  }
+  for (const std::string &sub : subs) {
+    std::vector<std::string> &have = known->decl.subgroups;
+    if (std::find(have.begin(), have.end(), sub) != have.end()) continue;
+    std::set<std::string> seen;
+    if (reaches(s, sub, g.decl.name, seen)) {
+      report(d, g.loc, "tf: subgroup cycle: group '" + g.decl.name + "' would contain itself through '" +
+                           sub + "'");
+      continue;
+    }
+    have.push_back(sub);
+  }
+}
+
+bool loadRules(CompilerInstance &ci, Session &s) {
+  const std::string &path = s.opts.rulesFile;
+  DiagnosticsEngine &diags = ci.getDiagnostics();
+  auto file = ci.getFileManager().getFileRef(path);
+  if (!file) {
+    llvm::consumeError(file.takeError());
+    diags.Report(diags.getCustomDiagID(DiagnosticsEngine::Error, "TF rules file '%0' cannot be read"))
+        << path;
+    return false;
+  }
+  SourceManager &sm = ci.getSourceManager();
+  FileID fid = sm.createFileID(*file, SourceLocation(), SrcMgr::C_User);
+  std::vector<RuleError> errors;
+  std::string text = sm.getBufferData(fid).str();
+  bool ok = s.rules.parse(text, errors);
+  for (const RuleError &e : errors)
+    report(diags, sm.translateLineCol(fid, e.line, e.column), "tf: rules: " + e.message);
+  for (const Rules::Group &g : s.rules.groups) {
+    GroupSeen seen;
+    seen.decl.name = g.name;
+    seen.decl.subgroups = g.subgroups;
+    seen.loc = sm.translateLineCol(fid, g.line, g.column);
+    declareGroup(diags, sm, s, seen);
+  }
+  s.rulesFid = fid;
+  s.rulesLoaded = ok;
+  return ok;
+}
+
+}  // namespace tf
