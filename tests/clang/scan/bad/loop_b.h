@@ -1,0 +1,2 @@
+#include <tf/tf.h>
+TF_GROUP(store, cache);
