@@ -88,8 +88,16 @@ int tf__register_trusted(const char *group, tf_factory *f);
 /* Permission check for the module containing caller; records a denial. */
 int tf__permitted(const void *caller, const char *what);
 void tf__permission_init(void);
-/* Makes fork safe for the registry's lock. */
-void tf__registry_init(void);
+/* fork: every runtime lock is taken before fork and released after it, in
+ * one order (registry, permission, dprint streams, timing), from the single
+ * pthread_atfork handler in runtime/init.c. pthread_atfork handlers of
+ * separate modules would run in reverse registration order and could invert
+ * the registry -> timing order that monitor creation uses. */
+enum { TF_FORK_PREPARE, TF_FORK_PARENT, TF_FORK_CHILD };
+void tf__registry_fork(int phase);
+void tf__permission_fork(int phase);
+void tf__dprint_fork(int phase);
+void tf__timing_fork(int phase);
 /* Nonzero once exit() has begun: monitors are then never destroyed. */
 extern volatile int tf__exiting;
 

@@ -71,25 +71,17 @@ static void snapshot(void)
     pthread_mutex_unlock(&lock);
 }
 
-static void fork_prepare(void)
-{
-    pthread_mutex_lock(&lock);
-}
-
-static void fork_done(void)
-{
-    pthread_mutex_unlock(&lock);
-}
-
-static void init(void)
-{
-    snapshot();
-    pthread_atfork(fork_prepare, fork_done, fork_done);
-}
-
 void tf__permission_init(void)
 {
-    pthread_once(&once, init);
+    pthread_once(&once, snapshot);
+}
+
+void tf__permission_fork(int phase)
+{
+    if (phase == TF_FORK_PREPARE)
+        pthread_mutex_lock(&lock);
+    else
+        pthread_mutex_unlock(&lock);
 }
 
 struct lookup {

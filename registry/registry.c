@@ -53,20 +53,12 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct group *groups;
 static struct tu_entry *tus;
 
-/* fork: the child must not inherit the lock held by a thread it does not have. */
-static void fork_prepare(void)
+void tf__registry_fork(int phase)
 {
-    pthread_mutex_lock(&lock);
-}
-
-static void fork_done(void)
-{
-    pthread_mutex_unlock(&lock);
-}
-
-void tf__registry_init(void)
-{
-    pthread_atfork(fork_prepare, fork_done, fork_done);
+    if (phase == TF_FORK_PREPARE)
+        pthread_mutex_lock(&lock);
+    else
+        pthread_mutex_unlock(&lock);
 }
 
 /* ---- the group graph ------------------------------------------------------- */

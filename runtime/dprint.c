@@ -144,34 +144,26 @@ static tf_monitor *dprint_create(tf_factory *self, const tf_tu *tu)
 
 /* One factory per stream, kept for the life of the process. */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_once_t once = PTHREAD_ONCE_INIT;
 static struct dprint_factory *streams;
 
 /* fork: a child must not inherit a stream locked by a thread it does not have. */
-static void fork_prepare(void)
+void tf__dprint_fork(int phase)
 {
-    pthread_mutex_lock(&lock);
+    if (phase == TF_FORK_PREPARE)
+        pthread_mutex_lock(&lock);
     for (struct dprint_factory *f = streams; f; f = f->next)
-        pthread_mutex_lock(&f->lock);
-}
-
-static void fork_done(void)
-{
-    for (struct dprint_factory *f = streams; f; f = f->next)
-        pthread_mutex_unlock(&f->lock);
-    pthread_mutex_unlock(&lock);
-}
-
-static void init(void)
-{
-    pthread_atfork(fork_prepare, fork_done, fork_done);
+        if (phase == TF_FORK_PREPARE)
+            pthread_mutex_lock(&f->lock);
+        else
+            pthread_mutex_unlock(&f->lock);
+    if (phase != TF_FORK_PREPARE)
+        pthread_mutex_unlock(&lock);
 }
 
 TF_API tf_factory *tf_dprint(FILE *out)
 {
     if (!out)
         return NULL;
-    pthread_once(&once, init);
     pthread_mutex_lock(&lock);
     struct dprint_factory *f = streams;
     while (f && f->out != out)

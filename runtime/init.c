@@ -1,9 +1,10 @@
 /*
  * init.c: libtf's start-up, in the order it needs: the trust snapshot first
  * (only modules present now are trusted), then environment activation.
- * Every lock of the runtime is taken around fork (pthread_atfork), so a child
- * never inherits one held by a thread it does not have.
+ * Every lock of the runtime is taken around fork, in the one order of
+ * internal.h, so a child never inherits one held by a thread it lacks.
  */
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "../registry/internal.h"
@@ -15,9 +16,35 @@ static void mark_exiting(void)
     tf__exiting = 1;
 }
 
+static void fork_prepare(void)
+{
+    tf__registry_fork(TF_FORK_PREPARE);
+    tf__permission_fork(TF_FORK_PREPARE);
+    tf__dprint_fork(TF_FORK_PREPARE);
+    tf__timing_fork(TF_FORK_PREPARE);
+}
+
+static void fork_done(int phase)
+{
+    tf__timing_fork(phase);
+    tf__dprint_fork(phase);
+    tf__permission_fork(phase);
+    tf__registry_fork(phase);
+}
+
+static void fork_parent(void)
+{
+    fork_done(TF_FORK_PARENT);
+}
+
+static void fork_child(void)
+{
+    fork_done(TF_FORK_CHILD);
+}
+
 __attribute__((constructor)) static void tf_init(void)
 {
-    tf__registry_init();
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
     tf__permission_init();
     tf__env_init();
     atexit(mark_exiting); /* registered last: runs first at exit */

@@ -52,29 +52,31 @@ static void env_at_exit(void)
     errno = saved;
 }
 
-static void fork_prepare(void)
+/* The process-wide manager's locks, in their order (managers a program made
+ * itself are its own to keep quiet across fork). */
+void tf__timing_fork(int phase)
 {
-    pthread_mutex_lock(&env_manager->lock);
-}
-
-static void fork_parent(void)
-{
-    pthread_mutex_unlock(&env_manager->lock);
-}
-
-static void fork_child(void)
-{
-    pthread_mutex_unlock(&env_manager->lock);
-    tt_forget_stats(env_manager);
+    tt_manager *m = __atomic_load_n(&env_manager, __ATOMIC_ACQUIRE);
+    if (phase == TF_FORK_PREPARE) {
+        tt_stack_fork(phase);
+        if (m)
+            pthread_mutex_lock(&m->lock);
+        return;
+    }
+    if (m)
+        pthread_mutex_unlock(&m->lock);
+    tt_stack_fork(phase);
+    if (m && phase == TF_FORK_CHILD)
+        tt_forget_stats(m);
 }
 
 static void env_init(void)
 {
-    env_manager = tt_manager_new(1);
-    if (!env_manager)
+    tt_manager *m = tt_manager_new(1);
+    if (!m)
         return;
     env_pid = getpid();
-    pthread_atfork(fork_prepare, fork_parent, fork_child);
+    __atomic_store_n(&env_manager, m, __ATOMIC_RELEASE); /* fork reads it unlocked */
     const char *trace = secure_getenv("TF_TIMING_TRACE");
     if (trace && *trace)
         tf_timing_event_log((tf_timing_manager *)env_manager, 1u << 16);

@@ -215,6 +215,7 @@ extern const tf_monitor_ops tt_ops;
 void tt_stack_init(void);                              /* once per process */
 void tt_thread_retire_all(tt_manager *m); /* m going; takes the locks */
 void tt_forget_stats(tt_manager *m);      /* in a forked child */
+void tt_stack_fork(int phase);            /* TF_FORK_*: threads_lock */
 /* Calls fn on every thread's stats of timer i (live and retired); lock held. */
 void tt_foreach_stats(tt_manager *m, uint32_t i, void (*fn)(const tt_stats *, void *), void *arg);
 int tt_threads_seen(tt_manager *m);

@@ -467,6 +467,15 @@ const tf_monitor_ops tt_ops = {t_enter, t_info, t_exit, t_exception, t_clear, t_
 
 /* ---- fork ---------------------------------------------------------------------- */
 
+/* threads_lock comes before any manager's lock (thread_get): fork takes it first. */
+void tt_stack_fork(int phase)
+{
+    if (phase == TF_FORK_PREPARE)
+        pthread_mutex_lock(&threads_lock);
+    else
+        pthread_mutex_unlock(&threads_lock);
+}
+
 static void zero_chunks(tt_stats **chunks[])
 {
     for (uint32_t c = 0; c < TT_MAX_CHUNKS; c++)
