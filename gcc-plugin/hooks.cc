@@ -246,7 +246,8 @@ tree hook_info(tree fndecl, int self_id, int tp)
     return guarded(mm, list, false);
 }
 
-/* The exit hook before a return of `retval` (NULL: void, or falling off). */
+/* The exit hook for a return of `retval` (NULL: void, or falling off); it
+ * runs in the finally around the body, after the body's cleanups. */
 tree hook_exit(tree mm, tree fndecl, int id, tree retval)
 {
     tree list = alloc_stmt_list(), result = null_pointer_node;

@@ -9,12 +9,15 @@
  * loses its info calls (instrument_fast). The clone, or f itself when it
  * cannot be copied (instrument_monitored), gets the hooks: the pass
  *   - adds the enter hook (f: after loading the holder once into `mm`),
- *   - puts the exit hook before every GIMPLE_RETURN and at the end of the body,
  *   - puts exception hooks before __cxa_throw/__cxa_rethrow and noreturn calls,
  *   - rewrites calls of info functions to pass mm and its own id,
- *   - wraps the body in a GIMPLE_TRY_FINALLY whose finally is a GIMPLE_EH_ELSE
- *     with an empty normal half: the unwind hook runs only while an exception
- *     unwinds through, and unwinding then resumes.
+ *   - copies the value of each GIMPLE_RETURN (unless it is the RESULT_DECL)
+ *     into one temporary,
+ *   - wraps the body in a GIMPLE_TRY_FINALLY whose finally is a GIMPLE_EH_ELSE:
+ *     its normal half is the exit hook with that value, its EH half the unwind
+ *     hook (exception UNWIND, exit NULL), after which unwinding resumes. The
+ *     body's own cleanups (destructors, `cleanup` variables) are try/finally
+ *     blocks inside it, so exit comes after them, as with Clang.
  * For an info function it replaces the empty body by the info hook. For every
  * other function of a TU with info functions it only checks that none is
  * called or has its address taken.
@@ -34,6 +37,7 @@ struct fn_ctx {
     tree mm;
     bool fast;  /* f's own body in the split shape: info calls go, no hooks */
     bool quiet; /* the traced clone: f's body was checked already */
+    tree result; /* what the returns return (their RESULT_DECL, or a copy) */
 };
 
 bool enhanced_p(tree fndecl)
@@ -150,8 +154,20 @@ static tree visit_stmt(gimple_stmt_iterator *gsi, bool *handled, struct walk_stm
         visit_call(c, gsi, wi);
         *handled = true;
     } else if (gimple_code(s) == GIMPLE_RETURN && c->e && c->e->monitor && !opts.off && !c->fast) {
-        greturn *ret = as_a<greturn *>(s);
-        insert_before(gsi, hook_exit(c->mm, c->fndecl, c->e->id, gimple_return_retval(ret)));
+        /* The value returned is kept for the exit hook, which runs in the
+         * finally around the whole body (instrument_body), after the
+         * cleanups this return runs on its way out. */
+        tree rv = gimple_return_retval(as_a<greturn *>(s));
+        auto by_ref = [](tree t) { return TREE_CODE(t) == RESULT_DECL && DECL_BY_REFERENCE(t); };
+        if (!rv) {
+        } else if (TREE_CODE(rv) == RESULT_DECL && (!c->result || c->result == rv)) {
+            c->result = rv; /* a result in memory, or what the return already set */
+        } else if (!by_ref(rv)) {
+            if (!c->result) /* the gimplifier's one return temporary: copied */
+                c->result = create_tmp_var(TREE_TYPE(rv), "tf_rv");
+            if (!by_ref(c->result))
+                gsi_insert_before(gsi, gimple_build_assign(c->result, rv), GSI_SAME_STMT);
+        }
     }
     return NULL_TREE;
 }
@@ -164,32 +180,47 @@ static void walk_body(fn_ctx *c, gimple_seq *body)
     walk_gimple_seq_mod(body, visit_stmt, tu.has_info && !c->quiet ? find_address : NULL, &wi);
 }
 
-/* Every hook but enter: exit before each return and at the end, exception
- * hooks, info calls passing mm, and the unwind cleanup around it all. */
+/* Every hook but enter: exception hooks, info calls passing mm, and around
+ * the whole body a finally that reports exit, on the normal path with the
+ * value returned, while unwinding UNWIND then exit with no value. Cleanups
+ * of the body (C++ destructors, `cleanup` variables, VLA stack restores)
+ * are try/finally blocks nested inside it, so they run before: they belong
+ * to the call, as in the Clang plugin.
+ *   try { body } finally { eh_else { exit(&result) } { unwind hook } }
+ * The second half of an EH_ELSE runs only on the exceptional path, which
+ * then resumes unwinding (a TRY_CATCH cleanup would need the C++ front end's
+ * help to resume, and falls through in C); without exceptions the finally
+ * is just the exit hook. */
 static void instrument_body(fn_ctx *c, gbind *outer)
 {
     location_t loc = DECL_SOURCE_LOCATION(c->fndecl);
     int id = c->e->id;
     gimple_seq *body = gimple_bind_body_ptr(outer);
+    c->result = NULL_TREE;
     walk_body(c, body);
-    /* Only a body that can fall off its end gets an exit hook there: an
-     * unreachable one would make -Wreturn-type see a path without a value
-     * once the try/finally below is lowered. */
-    if (gimple_seq_may_fallthru(*body))
-        gimple_seq_add_seq(body, gimplify(hook_exit(c->mm, c->fndecl, id, NULL_TREE), loc));
-    if (flag_exceptions) {
-        /* try { body } finally { eh_else { } { unwind hook } }: the second
-         * half of an EH_ELSE runs only on the exceptional path, which then
-         * resumes unwinding (a TRY_CATCH cleanup would need the C++ front
-         * end's help to resume, and falls through in C). */
-        gimple_seq unwind = gimplify(hook_unwind(c->mm, id), loc);
-        gimple *eh_else = gimple_build_eh_else(gimple_seq_alloc_with_stmt(gimple_build_nop()), unwind);
-        gimple_set_location(eh_else, loc);
-        gtry *t = gimple_build_try(*body, gimple_seq_alloc_with_stmt(eh_else), GIMPLE_TRY_FINALLY);
-        gimple_set_location(t, loc);
-        *body = NULL;
-        gimple_seq_add_stmt(body, t);
+    tree exit_hook = hook_exit(c->mm, c->fndecl, id, c->result);
+    if (c->result && gimple_seq_may_fallthru(*body)) {
+        /* Falling off the end of a non-void function returns nothing
+         * reportable: `tf_fell` tells the finally which way it came. */
+        tree fell = create_tmp_var(boolean_type_node, "tf_fell");
+        gimple_seq start = gimplify(build2(MODIFY_EXPR, boolean_type_node, fell, boolean_false_node), loc);
+        gimple_seq_add_seq(&start, *body);
+        *body = start;
+        gimple_seq_add_seq(body, gimplify(build2(MODIFY_EXPR, boolean_type_node, fell, boolean_true_node), loc));
+        exit_hook = build3(COND_EXPR, void_type_node, fell, hook_exit(c->mm, c->fndecl, id, NULL_TREE), exit_hook);
     }
+    gimple_seq normal = gimplify(exit_hook, loc);
+    gimple_seq finally = normal;
+    if (flag_exceptions) {
+        gimple_seq unwind = gimplify(hook_unwind(c->mm, id), loc);
+        gimple *eh_else = gimple_build_eh_else(normal, unwind);
+        gimple_set_location(eh_else, loc);
+        finally = gimple_seq_alloc_with_stmt(eh_else);
+    }
+    gtry *t = gimple_build_try(*body, finally, GIMPLE_TRY_FINALLY);
+    gimple_set_location(t, loc);
+    *body = NULL;
+    gimple_seq_add_stmt(body, t);
 }
 
 static void prepend(gbind *outer, gimple_seq prologue)

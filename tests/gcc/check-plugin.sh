@@ -104,9 +104,12 @@ lto)
     control_trace "$work/c"
     ;;
 warnings)
-    for src in *.c exceptions.cc; do
+    for src in *.c *.cc; do
         for c in "$cc" "$cc -fexceptions" "$cxx -x c++"; do
-            [ "$src" = exceptions.cc ] && c=$cxx
+            case "$src" in
+            *.cc) [ "$c" = "$cc" ] || continue; c=$cxx ;; # once, as C++
+            scope.c) [ "$c" = "$cxx -x c++" ] && continue ;; # C only: a K&R definition
+            esac
             flags=(-O2 -Wall -Wextra -Wno-unused-parameter -I"$inc" -I. -c "$src" -o /dev/null)
             $c "${flags[@]}" 2> "$work/plain.txt"
             $c -fplugin="$plugin" "${flags[@]}" 2> "$work/inst.txt"
