@@ -75,6 +75,17 @@ static void write_manifest(void *, void *)
         tf::manifest_write();
 }
 
+/* Runs pass right after the first instance of the pass named after. */
+static void add_pass(const char *plugin, opt_pass *pass, const char *after)
+{
+    struct register_pass_info info;
+    info.pass = pass;
+    info.reference_pass_name = after;
+    info.ref_pass_instance_number = 1;
+    info.pos_op = PASS_POS_INSERT_AFTER;
+    register_callback(plugin, PLUGIN_PASS_MANAGER_SETUP, NULL, &info);
+}
+
 __attribute__((visibility("default"))) int plugin_init(struct plugin_name_args *info,
                                                   struct plugin_gcc_version *version)
 {
@@ -103,27 +114,10 @@ __attribute__((visibility("default"))) int plugin_init(struct plugin_name_args *
 
     /* After the first lowering pass: high GIMPLE with GIMPLE_BIND, GIMPLE_TRY
      * and GIMPLE_RETURN still structured, before EH lowering and the CFG. */
-    struct register_pass_info instrument;
-    instrument.pass = tf::make_instrument_pass(g);
-    instrument.reference_pass_name = "*warn_unused_result";
-    instrument.ref_pass_instance_number = 1;
-    instrument.pos_op = PASS_POS_INSERT_AFTER;
-    register_callback(name, PLUGIN_PASS_MANAGER_SETUP, NULL, &instrument);
-
+    add_pass(name, tf::make_instrument_pass(g), "*warn_unused_result");
     /* After EH lowering, when cleanup regions have numbers. */
-    struct register_pass_info ehfix;
-    ehfix.pass = tf::make_ehfix_pass(g);
-    ehfix.reference_pass_name = "eh";
-    ehfix.ref_pass_instance_number = 1;
-    ehfix.pos_op = PASS_POS_INSERT_AFTER;
-    register_callback(name, PLUGIN_PASS_MANAGER_SETUP, NULL, &ehfix);
-
+    add_pass(name, tf::make_ehfix_pass(g), "eh");
     /* On the traced clones, as soon as they have a CFG (clone.cc). */
-    struct register_pass_info recursion;
-    recursion.pass = tf::make_recursion_pass(g);
-    recursion.reference_pass_name = "cfg";
-    recursion.ref_pass_instance_number = 1;
-    recursion.pos_op = PASS_POS_INSERT_AFTER;
-    register_callback(name, PLUGIN_PASS_MANAGER_SETUP, NULL, &recursion);
+    add_pass(name, tf::make_recursion_pass(g), "cfg");
     return 0;
 }
