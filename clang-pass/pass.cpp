@@ -7,6 +7,7 @@
 // Debugging: clang -fplugin=tf-clang.so -emit-llvm -S -o - x.c shows the
 // result; -fplugin-arg-tf-verbose=2 lists each function instrumented.
 #include <map>
+#include <set>
 
 #include "compat.h"
 #include "llvm/Demangle/Demangle.h"
@@ -21,6 +22,8 @@
 #include "llvm/Passes/PassPlugin.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+#include "llvm/Transforms/Utils/ValueMapper.h"
 #include "llvm/Transforms/Utils/Local.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 #include "model.h"
@@ -40,6 +43,7 @@ struct Site {
   const FnDesc *model = nullptr;
   int id = -1;
   Value *mm = nullptr;
+  llvm::Function *fast = nullptr;  // shape 3.1: f itself, when s.fn is its clone
 };
 
 class Instrumenter {
@@ -58,13 +62,139 @@ class Instrumenter {
     if (markerFn) collect(markerFn);
     emitDescriptor();
     for (Site &s : sites)
-      if (s.model->role == R_MONITOR) instrumentMonitored(s);
+      if (s.model->role == R_INFO) infoFns.insert(s.fn);
+    for (Site &s : sites)
+      if (s.model->role == R_MONITOR) {
+        if (cloneable(s.fn)) makeClone(s);
+        instrumentMonitored(s);
+      }
     for (Site &s : sites)
       if (s.model->role == R_INFO) rewriteInfo(s);
-    for (Site &s : sites) s.fn->addFnAttr("tf-enhanced");
+    for (Site &s : sites) {
+      s.fn->addFnAttr("tf-enhanced");
+      if (s.fast) s.fast->addFnAttr("tf-enhanced");
+    }
   }
 
  private:
+  // ---- shape 3.1: fast path and traced clone ---------------------------------
+  // What cannot be forwarded or copied keeps the in-place shape 3.2.
+  static bool cloneable(llvm::Function *f) {
+    if (f->isVarArg() || f->hasFnAttribute(Attribute::Naked) || f->hasFnAttribute(Attribute::NoDuplicate) ||
+        f->hasFnAttribute(Attribute::ReturnsTwice))
+      return false;
+    for (Argument &a : f->args())
+      if (a.hasInAllocaAttr() || a.hasPreallocatedAttr() || a.hasSwiftErrorAttr() ||
+          a.hasAttribute(Attribute::SwiftAsync))
+        return false;
+    for (BasicBlock &bb : *f) {
+      if (bb.hasAddressTaken()) return false;
+      for (Instruction &i : bb) {
+        if (isa<IndirectBrInst>(&i) || isa<CallBrInst>(&i)) return false;
+        auto *cb = dyn_cast<CallBase>(&i);
+        if (!cb) continue;
+        if (auto *ci = dyn_cast<CallInst>(cb))
+          if (ci->isMustTailCall()) return false;
+        if (cb->hasFnAttr(Attribute::ReturnsTwice) || cb->cannotDuplicate()) return false;
+        if (llvm::Function *callee = cb->getCalledFunction()) {
+          if (callee->hasFnAttribute(Attribute::ReturnsTwice)) return false;
+          Intrinsic::ID iid = callee->getIntrinsicID();
+          if (iid == Intrinsic::localescape || iid == Intrinsic::vastart || iid == Intrinsic::eh_sjlj_setjmp)
+            return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  // Copies f (not yet instrumented) into f.tf_traced(params..., mm); the site
+  // moves to the clone, and f becomes: load the holder, branch unlikely to
+  // the clone, else its own body without info calls.
+  void makeClone(Site &s) {
+    llvm::Function *f = s.fn;
+    std::vector<Type *> params(f->getFunctionType()->param_begin(), f->getFunctionType()->param_end());
+    params.push_back(i8p);
+    auto *fty = FunctionType::get(f->getReturnType(), params, false);
+    auto *c = llvm::Function::Create(fty, GlobalValue::InternalLinkage, f->getAddressSpace(),
+                                     f->getName() + ".tf_traced", &m);
+    ValueToValueMapTy vmap;
+    for (unsigned i = 0; i < f->arg_size(); i++) {
+      vmap[f->getArg(i)] = c->getArg(i);
+      c->getArg(i)->setName(f->getArg(i)->getName());
+    }
+    SmallVector<ReturnInst *, 8> rets;
+    CloneFunctionInto(c, f, vmap, CloneFunctionChangeType::LocalChangesOnly, rets);
+    c->setLinkage(GlobalValue::InternalLinkage);
+    c->setVisibility(GlobalValue::DefaultVisibility);
+    c->setDLLStorageClass(GlobalValue::DefaultStorageClass);
+    c->setComdat(f->getComdat());
+    c->removeFnAttr(Attribute::AlwaysInline);
+    c->removeFnAttr(Attribute::InlineHint);
+    c->addFnAttr(Attribute::NoInline);
+    c->addFnAttr(Attribute::Cold);
+    Argument *mm = c->getArg(f->arg_size());
+    mm->setName("tf.mm");
+    auto *cm = cast<CallBase>(vmap[s.marker]);
+
+    // f: info calls removed (they only report, and only with a monitor).
+    std::vector<CallBase *> infos;
+    for (BasicBlock &bb : *f)
+      for (Instruction &i : bb)
+        if (auto *cb = dyn_cast<CallBase>(&i))
+          if (cb->getCalledFunction() && infoFns.count(cb->getCalledFunction())) infos.push_back(cb);
+    for (CallBase *cb : infos) {
+      if (!cb->use_empty()) cb->replaceAllUsesWith(UndefValue::get(cb->getType()));
+      if (auto *inv = dyn_cast<InvokeInst>(cb)) {
+        BranchInst::Create(inv->getNormalDest(), inv);
+        inv->getUnwindDest()->removePredecessor(inv->getParent());
+      }
+      cb->eraseFromParent();
+    }
+
+    // f's new entry: its static allocas, the load, the unlikely branch.
+    BasicBlock *body = &f->getEntryBlock();
+    BasicBlock *entry = BasicBlock::Create(ctx, "tf.entry", f, body);
+    BasicBlock *traced = BasicBlock::Create(ctx, "tf.traced", f, body);
+    std::vector<AllocaInst *> allocas;
+    for (Instruction &i : *body)
+      if (auto *a = dyn_cast<AllocaInst>(&i))
+        if (a->isStaticAlloca()) allocas.push_back(a);
+    IRBuilder<> b(entry);
+    for (AllocaInst *a : allocas) a->moveBefore(*entry, entry->end());
+    DebugLoc dl = s.marker->getDebugLoc();
+    if (!dl && f->getSubprogram())
+      dl = DILocation::get(ctx, f->getSubprogram()->getScopeLine(), 0, f->getSubprogram());
+    b.SetCurrentDebugLocation(dl);
+    LoadInst *load = b.CreateAlignedLoad(i8p, holders[s.model->group], Align(8), "tf.mm");
+    // Acquire, not GCC's volatile load: in LLVM's memory model a racing
+    // volatile load promises no ordering, and LLVM still optimises f as the
+    // uninstrumented function around an acquire load (fib(25), callgrind, no
+    // monitor: the same instruction count with either).
+    load->setAtomic(AtomicOrdering::Acquire);
+    b.CreateCondBr(b.CreateICmpNE(load, nullp()), traced, body, MDBuilder(ctx).createBranchWeights(1, 2000));
+    IRBuilder<> tb(traced);
+    tb.SetCurrentDebugLocation(dl);
+    std::vector<Value *> args;
+    for (Argument &a : f->args()) args.push_back(&a);
+    args.push_back(load);
+    CallInst *call = tb.CreateCall(c, args);
+    call->setCallingConv(c->getCallingConv());
+    call->setAttributes(c->getAttributes());
+    bool byval = false;
+    for (Argument &a : f->args()) byval |= a.hasByValAttr();
+    if (!byval) call->setTailCallKind(CallInst::TCK_Tail);
+    if (f->getReturnType()->isVoidTy())
+      tb.CreateRetVoid();
+    else
+      tb.CreateRet(call);
+
+    s.fast = f;
+    s.fn = c;
+    s.marker = cm;
+    s.mm = mm;
+    if (verbose > 1) errs() << "tf: '" << s.model->function << "' gets the fast path and clone " << c->getName() << "\n";
+  }
+
   // ---- finding the sites ---------------------------------------------------
   void collect(llvm::Function *markerFn) {
     std::vector<CallBase *> markers;
@@ -316,11 +446,14 @@ class Instrumenter {
           mayThrow.push_back(ci);
       }
 
-    // mm: loaded once, at entry, for the whole call.
-    IRBuilder<> eb(&*f->getEntryBlock().getFirstInsertionPt());
-    LoadInst *mm = eb.CreateAlignedLoad(i8p, holders[s.model->group], Align(8), "tf.mm");
-    mm->setAtomic(AtomicOrdering::Acquire);
-    s.mm = mm;
+    // mm: loaded once, at entry, for the whole call (3.1: f loaded it and passed it).
+    Value *mm = s.mm;
+    if (!mm) {
+      IRBuilder<> eb(&*f->getEntryBlock().getFirstInsertionPt());
+      LoadInst *load = eb.CreateAlignedLoad(i8p, holders[s.model->group], Align(8), "tf.mm");
+      load->setAtomic(AtomicOrdering::Acquire);
+      s.mm = mm = load;
+    }
     Value *id = u32(uint32_t(s.id));
 
     AllocaInst *vals = valuesAlloca(f, s.model->params.size());
@@ -503,6 +636,7 @@ class Instrumenter {
   std::map<std::string, Constant *> strings;
   std::map<int, Constant *> enums;
   std::map<std::string, GlobalVariable *> holders;
+  std::set<llvm::Function *> infoFns;
 };
 
 struct TfPass : PassInfoMixin<TfPass> {

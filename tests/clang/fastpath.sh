@@ -1,0 +1,49 @@
+#!/bin/bash
+# fastpath.sh CLANG PLUGIN INCLUDE WORK [OPT]: the split shape of
+# docs/code-shape.md section 3.1, read from the IR and the object code at -O0
+# and -O2: f loads the holder and calls f.tf_traced (a local, cold, noinline
+# function holding every hook); f's own code calls no hook and no info
+# function; the variadic function keeps its hooks in place; -g output verifies.
+set -u
+cc=$1 plugin=$2 inc=$3 work=$4 opt_tool=${5:-}
+export LC_ALL=C
+rm -rf "$work" && mkdir -p "$work" || exit 1
+fail() { echo "FAIL: $*"; exit 1; }
+cat > "$work/fp.c" <<'SRC'
+#include <stdarg.h>
+#include <tf/tf.h>
+TF_GROUP(fp);
+TF_INFO(TF_TP_NONE) static void note(int v) {}
+TF_MONITOR(fp) long fib(int n) { note(n); return n < 2 ? n : fib(n - 1) + fib(n - 2); }
+TF_MONITOR(fp) int vsum(int n, ...) { va_list ap; va_start(ap, n); int s = va_arg(ap, int); va_end(ap); return s; }
+SRC
+# One function's IR: from its define to the closing brace.
+irbody() { awk -v f="@$2(" 'index($0, "define ") == 1 && index($0, f) { on = 1 } on { print } on && /^}/ { exit }' "$1"; }
+body() { awk -v f="<$2>:" '$2 == f { on = 1; next } /^[0-9a-f]+ <.*>:$/ { on = 0 } on' "$1"; }
+for opt in -O0 -O2; do
+    $cc $opt -fplugin="$plugin" -I"$inc" -S -emit-llvm "$work/fp.c" -o "$work/fp$opt.ll" || fail "$opt: compile to IR"
+    irbody "$work/fp$opt.ll" fib > "$work/fib$opt.ll"
+    irbody "$work/fp$opt.ll" fib.tf_traced > "$work/clone$opt.ll"
+    [ -s "$work/clone$opt.ll" ] || fail "$opt: no fib.tf_traced"
+    head -1 "$work/clone$opt.ll" | grep -q '^define internal ' || fail "$opt: fib.tf_traced is not internal"
+    grep -q 'load atomic .*@__tf_holder_fp acquire' "$work/fib$opt.ll" || fail "$opt: fib does not load the holder"
+    grep -q 'call .*@fib\.tf_traced(' "$work/fib$opt.ll" || fail "$opt: fib does not call its clone"
+    grep -qE 'call void %' "$work/fib$opt.ll" && fail "$opt: fib calls a hook"
+    grep -q '@note' "$work/fib$opt.ll" && fail "$opt: fib calls the info function"
+    grep -qE 'call void %' "$work/clone$opt.ll" || fail "$opt: the clone has no hook"
+    grep -q '__tf_holder' "$work/clone$opt.ll" && fail "$opt: the clone loads the holder again"
+    attrs=$(head -1 "$work/clone$opt.ll" | grep -oE '#[0-9]+ \{' | tr -d ' {')
+    grep -E "^attributes $attrs = " "$work/fp$opt.ll" | grep -q 'cold' || fail "$opt: the clone is not cold"
+    grep -E "^attributes $attrs = " "$work/fp$opt.ll" | grep -q 'noinline' || fail "$opt: the clone is not noinline"
+    grep -E "^attributes $attrs = " "$work/fp$opt.ll" | grep -q '"tf-enhanced"' || fail "$opt: the clone is not marked"
+    grep -q 'vsum\.tf_traced' "$work/fp$opt.ll" && fail "$opt: variadic vsum was cloned"
+    irbody "$work/fp$opt.ll" vsum | grep -qE 'call void %' || fail "$opt: vsum lost its hooks"
+    $cc $opt -g -fplugin="$plugin" -I"$inc" -c "$work/fp.c" -o "$work/fp$opt.o" || fail "$opt -g: compile"
+    objdump -t "$work/fp$opt.o" | grep -qE '^[0-9a-f]+ l +F .* fib\.tf_traced$' || fail "$opt: no local fib.tf_traced symbol"
+    if [ -n "$opt_tool" ]; then
+        $cc $opt -g -fplugin="$plugin" -I"$inc" -S -emit-llvm "$work/fp.c" -o "$work/fpg$opt.ll" || fail "$opt -g: IR"
+        "$opt_tool" -verify -disable-output "$work/fpg$opt.ll" || fail "$opt -g: IR does not verify"
+    fi
+done
+objdump -t "$work/fp-O2.o" | grep -qE '\.text\.unlikely.* fib\.tf_traced$' || fail "-O2: fib.tf_traced is not in .text.unlikely"
+echo ok
