@@ -171,7 +171,7 @@ static struct made *make(struct slot *s, const tf_tu *tu, tf_factory *const *set
     }
     memcpy(m->set, set, (size_t)n * sizeof *set);
     m->n = n;
-    m->monitor = n == 1 ? tf__monitor_create(set[0], tu) : tf__compose_create(set, (size_t)n, tu);
+    m->monitor = tf__compose_create(set, (size_t)n, tu); /* one factory: its own monitor */
     if (!m->monitor) {
         fprintf(stderr, "tf: %s: factory '%s' created no monitor for group '%s'\n",
                 tu->file, set[0]->name ? set[0]->name : "?", s->group->name);

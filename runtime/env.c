@@ -132,28 +132,33 @@ static const char *parse_factories(char *list, tf_factory **out, size_t *n, cons
     return NULL;
 }
 
-static void remember(const char *group)
+static int asked_for(const char *group)
 {
     for (int i = 0; i < nasked; i++)
         if (strcmp(asked[i], group) == 0)
-            return;
-    char **v = realloc(asked, (size_t)(nasked + 1) * sizeof *v);
-    if (v && (v[nasked] = strdup(group))) {
-        asked = v;
-        nasked++;
-    } else if (v) {
-        asked = v;
-    }
+            return 1;
+    return 0;
 }
 
-/* Registers group = compose(what is already there from this variable, fs). */
+static void remember(const char *group)
+{
+    char **v = asked_for(group) ? NULL : realloc(asked, (size_t)(nasked + 1) * sizeof *v);
+    if (!v)
+        return;
+    asked = v;
+    if ((v[nasked] = strdup(group)))
+        nasked++;
+}
+
+/* Registers group = compose(what an earlier item gave it, fs), so that
+ * io=dprint,io=tracer keeps both. */
 static void apply(const char *group, tf_factory **fs, size_t n)
 {
     tf_factory *all[9];
     size_t k = 0;
-    for (int i = 0; i < nasked; i++)
-        if (strcmp(asked[i], group) == 0 && tf_registered_factory(group))
-            all[k++] = tf_registered_factory(group); /* io=dprint,io=tracer: both */
+    tf_factory *earlier = asked_for(group) ? tf_registered_factory(group) : NULL;
+    if (earlier)
+        all[k++] = earlier;
     for (size_t i = 0; i < n; i++)
         all[k++] = fs[i];
     tf_factory *f = k == 1 ? all[0] : tf_compose(all, k);
