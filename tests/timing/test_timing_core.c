@@ -19,27 +19,11 @@
 
 #include <cmocka.h>
 
-#include "fixture.h"
-
-#define NOINLINE __attribute__((noinline))
+#include "calls.h"
 
 /* ---- monitored functions of TU "wc" ------------------------------------------- */
 
 typedef void (*body_fn)(tf_monitor *mm);
-
-NOINLINE static void tokenize(uint64_t work)
-{
-    GEN_ENTER(__tf_holder_tokenize, ID_TOKENIZE);
-    advance(work);
-    GEN_EXIT(ID_TOKENIZE);
-}
-
-NOINLINE static void read_chunk(uint64_t work)
-{
-    GEN_ENTER(__tf_holder_io, ID_READ_CHUNK);
-    advance(work);
-    GEN_EXIT(ID_READ_CHUNK);
-}
 
 NOINLINE static void parse_file(body_fn body)
 {
@@ -48,15 +32,6 @@ NOINLINE static void parse_file(body_fn body)
     GEN_EXIT(ID_PARSE_FILE);
 }
 
-/* Rewritten info functions: (params, mm, caller_id). */
-NOINLINE static void flush_begin(tf_monitor *mm, int caller_id)
-{
-    GEN_INFO(ID_FLUSH, TF_TP_ENTER, caller_id);
-}
-NOINLINE static void flush_end(tf_monitor *mm, int caller_id)
-{
-    GEN_INFO(ID_FLUSH, TF_TP_EXIT, caller_id);
-}
 NOINLINE static void note(tf_monitor *mm, int caller_id)
 {
     GEN_INFO(ID_NOTE, TF_TP_NONE, caller_id);

@@ -19,32 +19,7 @@
 
 #include <cmocka.h>
 
-#include "fixture.h"
-
-#define NOINLINE __attribute__((noinline))
-
-NOINLINE static void tokenize(uint64_t work)
-{
-    GEN_ENTER(__tf_holder_tokenize, ID_TOKENIZE);
-    advance(work);
-    GEN_EXIT(ID_TOKENIZE);
-}
-
-NOINLINE static void read_chunk(uint64_t work)
-{
-    GEN_ENTER(__tf_holder_io, ID_READ_CHUNK);
-    advance(work);
-    GEN_EXIT(ID_READ_CHUNK);
-}
-
-NOINLINE static void flush_begin(tf_monitor *mm, int caller_id)
-{
-    GEN_INFO(ID_FLUSH, TF_TP_ENTER, caller_id);
-}
-NOINLINE static void flush_end(tf_monitor *mm, int caller_id)
-{
-    GEN_INFO(ID_FLUSH, TF_TP_EXIT, caller_id);
-}
+#include "calls.h"
 
 /* parse_file: 26 in all: 10 own, tokens of 5 and 7, a flush pair of 4 (2 own,
  * a read_chunk of 2). */
