@@ -34,6 +34,7 @@ namespace tf {
 namespace {
 
 enum { OP_ENTER = 0, OP_INFO = 1, OP_EXIT = 2, OP_EXCEPTION = 3 };
+enum { OPS_FLAGS_OFFSET = 48, OPS_NO_VALUES = 1 };  // tf_monitor_ops.flags, TF_OPS_NO_VALUES
 enum { EXC_THROW = 1, EXC_UNWIND = 2, EXC_NORETURN = 3 };
 
 // What the pass knows about one instrumented function while it works.
@@ -134,6 +135,7 @@ class Instrumenter {
     c->addFnAttr(Attribute::Cold);
     Argument *mm = c->getArg(f->arg_size());
     mm->setName("tf.mm");
+    mm->addAttr(Attribute::NonNull);  // f calls the clone only with a monitor: no `if (mm)` left in it
     auto *cm = cast<CallBase>(vmap[s.marker]);
 
     // f: info calls removed (they only report, and only with a monitor).
@@ -342,6 +344,24 @@ class Instrumenter {
     return call;
   }
 
+  // Values are built only for monitors that read them: `if (!(mm->ops->flags &
+  // TF_OPS_NO_VALUES)) op(..., build()) else op(..., NULL)`, where `at` is the
+  // position of the built pointer in `rest`.
+  template <typename F>
+  void callWithValues(IRBuilder<> &b, Value *mm, int op, std::vector<Value *> rest, size_t at, F build) {
+    Value *ops = b.CreateAlignedLoad(i8p, b.CreatePointerCast(mm, TF_PTR_TO(i8p)), Align(8), "tf.ops");
+    Value *flagsAddr = b.CreateConstInBoundsGEP1_32(b.getInt8Ty(), ops, OPS_FLAGS_OFFSET);
+    Value *flags = b.CreateAlignedLoad(i32, b.CreatePointerCast(flagsAddr, TF_PTR_TO(i32)), Align(4), "tf.flags");
+    Value *wanted = b.CreateICmpEQ(b.CreateAnd(flags, u32(OPS_NO_VALUES)), u32(0));
+    Instruction *withT = nullptr, *bareT = nullptr;
+    SplitBlockAndInsertIfThenElse(wanted, &*b.GetInsertPoint(), &withT, &bareT);
+    IRBuilder<> wb(withT), nb(bareT);
+    rest[at] = build(wb);
+    callOp(wb, mm, op, rest);
+    rest[at] = nullp();
+    callOp(nb, mm, op, rest);
+  }
+
   AllocaInst *entryAlloca(llvm::Function *f, Type *ty, const char *name) {
     IRBuilder<> b(&*f->getEntryBlock().getFirstInsertionPt());
     AllocaInst *a = b.CreateAlloca(ty, nullptr, name);
@@ -459,7 +479,7 @@ class Instrumenter {
     AllocaInst *vals = valuesAlloca(f, s.model->params.size());
     AllocaInst *args = entryAlloca(f, argsTy, "tf.args");
     ifMonitor(mm, s.marker, [&](IRBuilder<> &b) {
-      callOp(b, mm, OP_ENTER, {id, buildArgs(b, s, vals, args)});
+      callWithValues(b, mm, OP_ENTER, {id, nullptr}, 1, [&](IRBuilder<> &vb) { return buildArgs(vb, s, vals, args); });
     });
 
     AllocaInst *exc = nullptr;
@@ -487,13 +507,15 @@ class Instrumenter {
       auto *tail = dyn_cast_or_null<CallInst>(r->getPrevNode());
       bool must = tail && tail->isMustTailCall();
       ifMonitor(mm, must ? static_cast<Instruction *>(tail) : r, [&](IRBuilder<> &b) {
-        Value *res = nullp();
-        if (!s.model->isVoid && !must) {
-          if (!result) result = entryAlloca(f, valueTy, "tf.result");
-          storeValue(b, result, s.model->result, resultPayload(b, s, r));
-          res = b.CreatePointerCast(result, i8p);
+        if (s.model->isVoid || must) {
+          callOp(b, mm, OP_EXIT, {id, nullp()});
+          return;
         }
-        callOp(b, mm, OP_EXIT, {id, res});
+        if (!result) result = entryAlloca(f, valueTy, "tf.result");
+        callWithValues(b, mm, OP_EXIT, {id, nullptr}, 1, [&](IRBuilder<> &vb) {
+          storeValue(vb, result, s.model->result, resultPayload(vb, s, r));
+          return vb.CreatePointerCast(result, i8p);
+        });
       });
     }
 
@@ -589,7 +611,8 @@ class Instrumenter {
     AllocaInst *vals = valuesAlloca(nf, s.model->params.size());
     AllocaInst *args = entryAlloca(nf, argsTy, "tf.args");
     ifMonitor(mm, s.marker, [&](IRBuilder<> &b) {
-      callOp(b, mm, OP_INFO, {buildArgs(b, s, vals, args), callerId, u32(uint32_t(s.id)), u32(uint32_t(s.model->tp))});
+      callWithValues(b, mm, OP_INFO, {nullptr, callerId, u32(uint32_t(s.id)), u32(uint32_t(s.model->tp))}, 0,
+                     [&](IRBuilder<> &vb) { return buildArgs(vb, s, vals, args); });
     });
     rewriteInfoCalls(old, nf);
     old->eraseFromParent();

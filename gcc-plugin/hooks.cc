@@ -36,6 +36,28 @@ static tree ops_call(tree mm, int offset, const std::vector<tree> &args)
     return call;
 }
 
+/* `(mm->ops->flags & TF_OPS_NO_VALUES) == 0`: the monitor reads values. */
+static tree values_wanted(tree mm)
+{
+    tree char_ptr = build_pointer_type(char_type_node);
+    tree ops = build2(MEM_REF, ptr_type_node, mm, build_int_cst(char_ptr, 0));
+    tree flags = build2(MEM_REF, unsigned_type_node, ops, build_int_cst(char_ptr, OPS_FLAGS));
+    tree bit = build2(BIT_AND_EXPR, unsigned_type_node, flags, build_int_cst(unsigned_type_node, OPS_NO_VALUES));
+    return build2(EQ_EXPR, boolean_type_node, bit, build_int_cst(unsigned_type_node, 0));
+}
+
+/* `if (values_wanted(mm)) { fill; op(..., built) } else op(..., NULL)`:
+ * values are built only for monitors that read them. `fill` holds the
+ * statements building `built`; `at` is its position in op's arguments. */
+static tree with_values(tree mm, int offset, std::vector<tree> args, size_t at, tree fill, tree built)
+{
+    args[at] = built;
+    append_to_statement_list(ops_call(mm, offset, args), &fill);
+    args[at] = null_pointer_node;
+    tree bare = ops_call(mm, offset, args);
+    return build3(COND_EXPR, void_type_node, values_wanted(mm), fill, bare);
+}
+
 static tree ref(tree obj, const char *field)
 {
     tree f = abi_field(TREE_TYPE(obj), field);
@@ -203,10 +225,9 @@ tree hook_load(tree mm, tree holder)
 
 tree hook_enter(tree mm, tree fndecl, int id, int skip_trailing, bool unlikely)
 {
-    tree list = alloc_stmt_list();
-    tree a = build_args(&list, fndecl, skip_trailing);
-    append_to_statement_list(ops_call(mm, OPS_ENTER, {mm, id_cst(id), a}), &list);
-    return guarded(mm, list, unlikely);
+    tree fill = alloc_stmt_list();
+    tree a = build_args(&fill, fndecl, skip_trailing);
+    return guarded(mm, with_values(mm, OPS_ENTER, {mm, id_cst(id), NULL_TREE}, 2, fill, a), unlikely);
 }
 
 /* `if (unlikely(mm)) return g(params..., mm);`: parameters are passed as
@@ -240,34 +261,35 @@ tree hook_info(tree fndecl, int self_id, int tp)
     tree mm = NULL_TREE, caller = NULL_TREE;
     for (tree p = DECL_ARGUMENTS(fndecl); p; p = DECL_CHAIN(p))
         mm = caller, caller = p; /* the two trailing parameters */
-    tree list = alloc_stmt_list();
-    tree a = build_args(&list, fndecl, 2);
-    append_to_statement_list(ops_call(mm, OPS_INFO, {mm, a, caller, id_cst(self_id), id_cst(tp)}), &list);
-    return guarded(mm, list, false);
+    tree fill = alloc_stmt_list();
+    tree a = build_args(&fill, fndecl, 2);
+    return guarded(mm, with_values(mm, OPS_INFO, {mm, NULL_TREE, caller, id_cst(self_id), id_cst(tp)}, 1, fill, a),
+                   false);
 }
 
 /* The exit hook for a return of `retval` (NULL: void, or falling off); it
  * runs in the finally around the body, after the body's cleanups. */
 tree hook_exit(tree mm, tree fndecl, int id, tree retval)
 {
-    tree list = alloc_stmt_list(), result = null_pointer_node;
+    tree list = alloc_stmt_list();
     tree type = TREE_TYPE(TREE_TYPE(fndecl));
-    if (retval && !VOID_TYPE_P(type)) {
-        bool by_ref = TREE_CODE(retval) == RESULT_DECL && DECL_BY_REFERENCE(retval);
-        tree addr = NULL_TREE;
-        if (by_ref)
-            addr = retval;
-        else if (AGGREGATE_TYPE_P(type)) {
-            tree copy = temp(TREE_TYPE(retval), "tf_res");
-            append_to_statement_list(build2(MODIFY_EXPR, TREE_TYPE(copy), copy, retval), &list);
-            addr = build_fold_addr_expr(copy);
-        }
-        tree r = temp(abi_value_type(), "tf_r");
-        fill_value(&list, r, NULL, type, retval, addr);
-        result = build_fold_addr_expr(r);
+    if (!retval || VOID_TYPE_P(type)) {
+        append_to_statement_list(ops_call(mm, OPS_EXIT, {mm, id_cst(id), null_pointer_node}), &list);
+        return guarded(mm, list, false);
     }
-    append_to_statement_list(ops_call(mm, OPS_EXIT, {mm, id_cst(id), result}), &list);
-    return guarded(mm, list, false);
+    bool by_ref = TREE_CODE(retval) == RESULT_DECL && DECL_BY_REFERENCE(retval);
+    tree addr = NULL_TREE;
+    if (by_ref)
+        addr = retval;
+    else if (AGGREGATE_TYPE_P(type)) {
+        tree copy = temp(TREE_TYPE(retval), "tf_res");
+        append_to_statement_list(build2(MODIFY_EXPR, TREE_TYPE(copy), copy, retval), &list);
+        addr = build_fold_addr_expr(copy);
+    }
+    tree r = temp(abi_value_type(), "tf_r");
+    fill_value(&list, r, NULL, type, retval, addr);
+    return guarded(mm, with_values(mm, OPS_EXIT, {mm, id_cst(id), NULL_TREE}, 2, list, build_fold_addr_expr(r)),
+                   false);
 }
 
 static tree exception_call(tree *list, tree mm, int id, int kind, tree name, tree data)

@@ -21,6 +21,11 @@
 
 #include "internal.h"
 
+/* The plugins read these offsets (docs/code-shape.md): the ops table's
+ * entries at 0/8/16/24 and its flags at 48. */
+_Static_assert(offsetof(tf_monitor_ops, exception) == 24, "tf_monitor_ops layout");
+_Static_assert(offsetof(tf_monitor_ops, flags) == 48, "tf_monitor_ops.flags offset");
+
 struct group {
     char *name;
     int declared;           /* by a registered TU (not merely registered on) */

@@ -99,7 +99,17 @@ static void c_destroy(tf_monitor *self)
     free(c);
 }
 
-static const tf_monitor_ops compose_ops = {c_enter, c_info, c_exit, c_exception, c_clear, c_destroy};
+/* [1] when every part reads no values (TF_OPS_NO_VALUES), so the generated
+ * code skips building them; [0] otherwise. */
+static const tf_monitor_ops compose_ops[2] = {
+    {c_enter, c_info, c_exit, c_exception, c_clear, c_destroy, 0},
+    {c_enter, c_info, c_exit, c_exception, c_clear, c_destroy, TF_OPS_NO_VALUES},
+};
+
+static int is_composed(const tf_monitor *m)
+{
+    return m->ops == &compose_ops[0] || m->ops == &compose_ops[1];
+}
 
 tf_monitor *tf__compose_create(tf_factory *const *fs, size_t n, const tf_tu *tu)
 {
@@ -122,7 +132,10 @@ tf_monitor *tf__compose_create(tf_factory *const *fs, size_t n, const tf_tu *tu)
         free(c);
         return only;
     }
-    c->base.ops = &compose_ops;
+    unsigned no_values = TF_OPS_NO_VALUES;
+    for (size_t i = 0; i < c->n; i++)
+        no_values &= c->parts[i]->ops->flags;
+    c->base.ops = &compose_ops[no_values ? 1 : 0];
     c->base.tu = tu;
     return &c->base;
 }
@@ -131,7 +144,7 @@ static tf_monitor *compose_create(tf_factory *self, const tf_tu *tu)
 {
     struct compose_factory *cf = (void *)self;
     tf_monitor *m = tf__compose_create(cf->parts, cf->n, tu);
-    if (m && m->ops == &compose_ops)
+    if (m && is_composed(m))
         m->factory = self;
     return m;
 }
@@ -160,7 +173,7 @@ TF_API size_t tf_monitor_parts(tf_monitor *m, tf_monitor **out, size_t max)
 {
     if (!m)
         return 0;
-    if (m->ops != &compose_ops) {
+    if (!is_composed(m)) {
         if (out && max)
             out[0] = tf__unguard(m);
         return 1;

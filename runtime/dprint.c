@@ -130,7 +130,7 @@ static void d_destroy(tf_monitor *self)
     free(self);
 }
 
-static const tf_monitor_ops dprint_ops = {d_enter, d_info, d_exit, d_exception, d_clear, d_destroy};
+static const tf_monitor_ops dprint_ops = {d_enter, d_info, d_exit, d_exception, d_clear, d_destroy, 0};
 
 static tf_monitor *dprint_create(tf_factory *self, const tf_tu *tu)
 {

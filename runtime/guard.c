@@ -66,7 +66,12 @@ static void g_destroy(tf_monitor *self)
     free(self);
 }
 
-static const tf_monitor_ops guard_ops = {g_enter, g_info, g_exit, g_exception, g_clear, g_destroy};
+/* The guard reads values only to pass them on: [1] wraps monitors that set
+ * TF_OPS_NO_VALUES, so the generated code still skips building them. */
+static const tf_monitor_ops guard_ops[2] = {
+    {g_enter, g_info, g_exit, g_exception, g_clear, g_destroy, 0},
+    {g_enter, g_info, g_exit, g_exception, g_clear, g_destroy, TF_OPS_NO_VALUES},
+};
 
 tf_monitor *tf__monitor_new(const tf_monitor_ops *ops, const tf_tu *tu, tf_factory *f)
 {
@@ -93,7 +98,7 @@ tf_monitor *tf__monitor_create(tf_factory *f, const tf_tu *tu)
             m->ops->destroy(m);
         return NULL;
     }
-    g->base.ops = &guard_ops;
+    g->base.ops = &guard_ops[m->ops->flags & TF_OPS_NO_VALUES ? 1 : 0];
     g->base.tu = tu;
     g->base.factory = f;
     g->inner = m;
@@ -103,5 +108,5 @@ tf_monitor *tf__monitor_create(tf_factory *f, const tf_tu *tu)
 /* Unwraps a guard (for tf_monitor_parts). */
 tf_monitor *tf__unguard(tf_monitor *m)
 {
-    return m && m->ops == &guard_ops ? INNER(m) : m;
+    return m && (m->ops == &guard_ops[0] || m->ops == &guard_ops[1]) ? INNER(m) : m;
 }

@@ -16,7 +16,8 @@ static void n_destroy(tf_monitor *self)
     free(self);
 }
 
-static const tf_monitor_ops noop_ops = {n_enter, n_info, n_exit, n_exception, n_clear, n_destroy};
+static const tf_monitor_ops noop_ops = {n_enter, n_info, n_exit, n_exception, n_clear, n_destroy,
+                                        TF_OPS_NO_VALUES};
 
 static tf_monitor *noop_create(tf_factory *self, const tf_tu *tu)
 {

@@ -463,7 +463,8 @@ static void t_destroy(tf_monitor *self)
     free(self);
 }
 
-const tf_monitor_ops tt_ops = {t_enter, t_info, t_exit, t_exception, t_clear, t_destroy};
+/* Timing reads ids and the clock, never a value. */
+const tf_monitor_ops tt_ops = {t_enter, t_info, t_exit, t_exception, t_clear, t_destroy, TF_OPS_NO_VALUES};
 
 /* ---- fork ---------------------------------------------------------------------- */
 

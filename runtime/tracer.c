@@ -172,7 +172,7 @@ static void t_destroy(tf_monitor *self)
     free(self);
 }
 
-static const tf_monitor_ops tracer_ops = {t_enter, t_info, t_exit, t_exception, t_clear, t_destroy};
+static const tf_monitor_ops tracer_ops = {t_enter, t_info, t_exit, t_exception, t_clear, t_destroy, 0};
 
 static tf_monitor *tracer_create(tf_factory *self, const tf_tu *tu)
 {

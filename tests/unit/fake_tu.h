@@ -41,17 +41,23 @@ static inline tf_monitor *hook_load(tf_monitor **holder)
     return __atomic_load_n(holder, __ATOMIC_ACQUIRE);
 }
 
+/* Values are built only for monitors that read them (TF_OPS_NO_VALUES). */
+static inline int hook_values(tf_monitor *mm)
+{
+    return !(mm->ops->flags & TF_OPS_NO_VALUES);
+}
+
 static inline void hook_enter(tf_monitor *mm, int id, const tf_value *v, uint32_t n)
 {
     tf_args a = {n, 0, v};
     if (mm)
-        mm->ops->enter(mm, id, &a);
+        mm->ops->enter(mm, id, hook_values(mm) ? &a : NULL);
 }
 
 static inline void hook_exit(tf_monitor *mm, int id, const tf_value *result)
 {
     if (mm)
-        mm->ops->exit(mm, id, result);
+        mm->ops->exit(mm, id, hook_values(mm) ? result : NULL);
 }
 
 static inline void hook_info(tf_monitor *mm, int caller, int self, tf_tp_type tp,
@@ -59,7 +65,7 @@ static inline void hook_info(tf_monitor *mm, int caller, int self, tf_tp_type tp
 {
     tf_args a = {n, 0, v};
     if (mm)
-        mm->ops->info(mm, &a, caller, self, tp);
+        mm->ops->info(mm, hook_values(mm) ? &a : NULL, caller, self, tp);
 }
 
 #define VINT(n, x) {n, TF_K_INT, sizeof(int), {.i = (x)}, NULL}

@@ -23,22 +23,33 @@ static void note(tf_monitor *self, const char *what)
     strcat(log_text, ((struct rec *)self)->tag);
     strcat(log_text, what);
 }
-static void r_enter(tf_monitor *s, int id, const tf_args *a) { note(s, ":enter "); }
-static void r_info(tf_monitor *s, const tf_args *a, int c, int id, tf_tp_type tp) { note(s, ":info "); }
-static void r_exit(tf_monitor *s, int id, const tf_value *r) { note(s, ":exit "); }
+/* "enter(1)": enter with one argument value; "enter(-)": args NULL. */
+static void r_enter(tf_monitor *s, int id, const tf_args *a)
+{
+    note(s, a ? (a->count == 1 ? ":enter(1) " : ":enter(?) ") : ":enter(-) ");
+}
+static void r_info(tf_monitor *s, const tf_args *a, int c, int id, tf_tp_type tp)
+{
+    note(s, a ? ":info(v) " : ":info(-) ");
+}
+static void r_exit(tf_monitor *s, int id, const tf_value *r) { note(s, r ? ":exit(v) " : ":exit(-) "); }
 static void r_exception(tf_monitor *s, int id, const tf_exception *e) { note(s, ":exc "); }
 static void r_clear(tf_monitor *s) { note(s, ":clear "); }
 static void r_destroy(tf_monitor *s) { free(s); }
-static const tf_monitor_ops rec_ops = {r_enter, r_info, r_exit, r_exception, r_clear, r_destroy};
+static const tf_monitor_ops rec_ops = {r_enter, r_info, r_exit, r_exception, r_clear, r_destroy, 0};
+static const tf_monitor_ops rec_nv_ops = {r_enter, r_info, r_exit, r_exception, r_clear, r_destroy,
+                                          TF_OPS_NO_VALUES};
 
+/* Factories named "nv..." make monitors that read no values. */
 static tf_monitor *rec_create(tf_factory *f, const tf_tu *tu)
 {
     struct rec *r = calloc(1, sizeof *r);
-    r->base.ops = &rec_ops;
+    r->base.ops = strncmp(f->name, "nv", 2) ? &rec_ops : &rec_nv_ops;
     r->tag = f->name;
     return &r->base;
 }
 static tf_factory fa = {"A", rec_create, 0}, fb = {"B", rec_create, 0}, fc = {"C", rec_create, 0};
+static tf_factory fnv1 = {"nv1", rec_create, 0}, fnv2 = {"nv2", rec_create, 0};
 
 static int setup(void **state)
 {
@@ -67,9 +78,9 @@ static void flattens_and_drops_duplicates(void **state)
     assert_string_equal(parts[1]->factory->name, "B");
     assert_string_equal(parts[2]->factory->name, "C");
     read_int(1);
-    assert_string_equal(log_text, "A:enter B:enter C:enter A:exit B:exit C:exit ");
+    assert_string_equal(log_text, "A:enter(1) B:enter(1) C:enter(1) A:exit(v) B:exit(v) C:exit(v) ");
     write_long(1); /* io_write has nothing registered */
-    assert_string_equal(log_text, "A:enter B:enter C:enter A:exit B:exit C:exit ");
+    assert_string_equal(log_text, "A:enter(1) B:enter(1) C:enter(1) A:exit(v) B:exit(v) C:exit(v) ");
 }
 
 static void degenerate_compositions(void **state)
@@ -92,7 +103,7 @@ static void every_event_is_forwarded(void **state)
     tf_exception e = {TF_EXC_NORETURN, 0, "exit", NULL};
     m->ops->exception(m, ID_WRITE_LONG, &e);
     m->ops->clear(m);
-    assert_string_equal(log_text, "A:enter B:enter A:info B:info A:exit B:exit A:exc B:exc "
+    assert_string_equal(log_text, "A:enter(1) B:enter(1) A:info(v) B:info(v) A:exit(-) B:exit(-) A:exc B:exc "
                                   "A:clear B:clear ");
 }
 
@@ -111,6 +122,45 @@ static void builtin_factories_are_singletons(void **state)
     write_long(5);
 }
 
+/* TF_OPS_NO_VALUES: a composition skips building values only when no part
+ * reads them; the reentrancy guard around user monitors keeps the flag. */
+static void values_only_for_monitors_that_read_them(void **state)
+{
+    tf_factory *nn[] = {&fnv1, &fnv2}, *na[] = {&fnv1, &fa};
+    tf_register("io_read", &fnv1);
+    tf_monitor *m = hook_load(&holder_io_read);
+    assert_true(m->ops->flags & TF_OPS_NO_VALUES); /* the guard, passing the flag on */
+    assert_int_equal(tf_monitor_parts(m, NULL, 0), 1);
+    read_int(1);
+    assert_string_equal(log_text, "nv1:enter(-) nv1:exit(-) ");
+
+    log_text[0] = 0;
+    tf_register("io_read", tf_compose(nn, 2));
+    assert_true(hook_load(&holder_io_read)->ops->flags & TF_OPS_NO_VALUES);
+    read_int(1);
+    assert_string_equal(log_text, "nv1:enter(-) nv2:enter(-) nv1:exit(-) nv2:exit(-) ");
+
+    log_text[0] = 0;
+    tf_register("io_read", tf_compose(na, 2));
+    assert_false(hook_load(&holder_io_read)->ops->flags & TF_OPS_NO_VALUES);
+    read_int(1);
+    assert_string_equal(log_text, "nv1:enter(1) A:enter(1) nv1:exit(v) A:exit(v) ");
+
+    log_text[0] = 0; /* info: the registry composes what reaches io_write */
+    tf_register("io_write", &fnv2);
+    write_long(3);
+    assert_string_equal(log_text, "nv2:enter(-) nv2:info(-) nv2:exit(-) ");
+    tf_register("io_write", &fb);
+    log_text[0] = 0;
+    write_long(3);
+    assert_string_equal(log_text, "B:enter(1) B:info(v) B:exit(-) ");
+
+    tf_clear("io_read");
+    tf_register("io", tf_noop());
+    assert_true(hook_load(&holder_io_read)->ops->flags & TF_OPS_NO_VALUES);
+    assert_false(hook_load(&holder_io_write)->ops->flags & TF_OPS_NO_VALUES); /* noop + B */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -118,6 +168,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(degenerate_compositions, setup, teardown),
         cmocka_unit_test_setup_teardown(every_event_is_forwarded, setup, teardown),
         cmocka_unit_test_setup_teardown(builtin_factories_are_singletons, setup, teardown),
+        cmocka_unit_test_setup_teardown(values_only_for_monitors_that_read_them, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

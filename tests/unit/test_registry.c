@@ -43,7 +43,7 @@ static void c_destroy(tf_monitor *self)
     free(self);
 }
 /* exception and clear left NULL on purpose: a user monitor may. */
-static const tf_monitor_ops counting_ops = {c_enter, c_info, c_exit, NULL, NULL, c_destroy};
+static const tf_monitor_ops counting_ops = {c_enter, c_info, c_exit, NULL, NULL, c_destroy, 0};
 
 static tf_monitor *counting_create(tf_factory *f, const tf_tu *tu)
 {
