@@ -59,8 +59,12 @@ static inline uint64_t tt_now(const tt_clock *c)
 {
     if (__builtin_expect(c->kind == TT_CLOCK_TSC, 1))
         return __builtin_ia32_rdtsc();
-    if (c->kind == TT_CLOCK_INJECTED)
-        return c->fn(c->arg);
+    if (c->kind == TT_CLOCK_INJECTED) { /* the hooks keep errno: a user's clock may not */
+        int e = errno;
+        uint64_t t = c->fn(c->arg);
+        errno = e;
+        return t;
+    }
     return tt_mono_ns();
 }
 

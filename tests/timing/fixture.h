@@ -18,6 +18,7 @@
 #ifndef TF_TEST_TIMING_FIXTURE_H
 #define TF_TEST_TIMING_FIXTURE_H
 
+#include <errno.h>
 #include <stdint.h>
 
 #include <tf/registry.h>
@@ -91,9 +92,12 @@ __attribute__((destructor)) static void extra_dtor(void) { tf_tu_unregister(&ext
 
 /* The fake clock: each thread has its own time, advanced by the test. */
 static __thread uint64_t fake_now;
+static __thread int fake_clock_errno; /* nonzero: every read sets errno to it */
 static uint64_t fake_clock(void *arg)
 {
     (void)arg;
+    if (fake_clock_errno)
+        errno = fake_clock_errno;
     return fake_now;
 }
 static inline void advance(uint64_t ns)

@@ -583,6 +583,14 @@ static void test_errno_kept(void **state)
     errno = 1234;
     parse_file(body_flush);
     assert_int_equal(errno, 1234);
+    /* A user clock that changes errno (the hooks' common path calls nothing
+     * else that could), and a new thread's first hook, which allocates. */
+    fake_clock_errno = EIO;
+    parse_file(body_flush);
+    fake_clock_errno = 0;
+    assert_int_equal(errno, 1234);
+    tf_timing_stats p = stats("wc.parse_file");
+    assert_int_equal(p.count, 2);
 }
 
 static void test_overhead_subtracted(void **state)
