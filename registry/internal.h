@@ -34,6 +34,17 @@ extern TF_TLS int tf__in_monitor;
 #define TF_GUARD_END()                                                         \
     errno = tf__saved_errno;                                                   \
     tf__in_monitor = 0
+/* The same for a built-in monitor whose common path calls nothing that can
+ * change errno (TLS, rdtsc, its own memory): saving errno costs a libc call
+ * per hook, so instead its paths that allocate, lock or call out keep errno
+ * themselves, between TF_KEEP_ERRNO and TF_RESTORE_ERRNO. */
+#define TF_GUARD_BEGIN_NOERRNO(...)                                            \
+    if (tf__in_monitor)                                                        \
+        return __VA_ARGS__;                                                    \
+    tf__in_monitor = 1
+#define TF_GUARD_END_NOERRNO() tf__in_monitor = 0
+#define TF_KEEP_ERRNO() int tf__kept_errno = errno
+#define TF_RESTORE_ERRNO() errno = tf__kept_errno
 
 /* Creates f's monitor for tu, wrapped in the guard unless f opts out. */
 tf_monitor *tf__monitor_create(tf_factory *f, const tf_tu *tu);

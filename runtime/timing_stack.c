@@ -42,19 +42,8 @@ static TT_TLS tt_thread *tl_last;    /* the one used last      */
 static void thread_exit(void *arg);
 static void longjmp_resync(uintptr_t target_sp);
 
-/* The hooks keep errno (DESIGN.md section 5). Their common path calls nothing
- * that can change it (TLS loads, rdtsc, stores to this thread's memory), so
- * instead of saving it on every call (a libc call each) the paths that
- * allocate or lock keep it themselves, with these two. */
-#define TT_KEEP_ERRNO() int tt__errno = errno
-#define TT_RESTORE_ERRNO() errno = tt__errno
-
-/* The reentrancy guard of TF_GUARD_BEGIN/END without errno (see above). */
-#define TT_GUARD_BEGIN(...)                                                    \
-    if (tf__in_monitor)                                                        \
-        return __VA_ARGS__;                                                    \
-    tf__in_monitor = 1
-#define TT_GUARD_END() tf__in_monitor = 0
+/* The hooks keep errno (DESIGN.md section 5) with TF_GUARD_BEGIN_NOERRNO:
+ * only the paths that allocate or lock, and a user's clock, can change it. */
 
 static void init_once(void)
 {
@@ -105,13 +94,13 @@ static tt_thread *thread_new(tt_manager *m)
 /* This thread's state for m, other than the one used last. */
 TF_COLD static tt_thread *thread_find(tt_manager *m)
 {
-    TT_KEEP_ERRNO();
+    TF_KEEP_ERRNO();
     tt_thread *ts;
     for (ts = tl_threads; ts; ts = ts->tl_next)
         if (TT_LD(ts->m) == m)
             break;
     tl_last = ts = ts ? ts : thread_new(m);
-    TT_RESTORE_ERRNO();
+    TF_RESTORE_ERRNO();
     return ts;
 }
 
@@ -204,7 +193,7 @@ void tt_thread_retire_all(tt_manager *m)
 
 tt_stats *tt_stats_alloc(tt_stats **chunks[], uint32_t i)
 {
-    TT_KEEP_ERRNO();
+    TF_KEEP_ERRNO();
     tt_stats **chunk = __atomic_load_n(&chunks[i / TT_CHUNK], __ATOMIC_ACQUIRE);
     tt_stats *s = NULL;
     if (!chunk && (chunk = calloc(TT_CHUNK, sizeof *chunk)))
@@ -214,7 +203,7 @@ tt_stats *tt_stats_alloc(tt_stats **chunks[], uint32_t i)
         s->min = UINT64_MAX;
         __atomic_store_n(&chunk[i % TT_CHUNK], s, __ATOMIC_RELEASE);
     }
-    TT_RESTORE_ERRNO();
+    TF_RESTORE_ERRNO();
     return s;
 }
 
@@ -305,9 +294,9 @@ TF_COLD static int grow(tt_thread *ts)
 {
     if (ts->cap >= (1u << 24))
         return 0;
-    TT_KEEP_ERRNO();
+    TF_KEEP_ERRNO();
     tt_frame *s = realloc(ts->stack, 2 * ts->cap * sizeof *s);
-    TT_RESTORE_ERRNO();
+    TF_RESTORE_ERRNO();
     if (!s)
         return 0;
     ts->stack = s;
@@ -336,7 +325,7 @@ static inline void push(tt_manager *m, tt_thread *ts, tt_timer *t, uintptr_t sp,
  * (its events stay exportable), a new one starts. */
 TF_COLD static void log_switch(tt_thread *ts, tt_manager *m)
 {
-    TT_KEEP_ERRNO();
+    TF_KEEP_ERRNO();
     size_t cap = TT_LD(m->log_cap);
     tt_log *log = cap ? tt_log_new(cap, ts->tid) : NULL;
     pthread_mutex_lock(&m->lock);
@@ -345,7 +334,7 @@ TF_COLD static void log_switch(tt_thread *ts, tt_manager *m)
     ts->log = log;
     pthread_mutex_unlock(&m->lock);
     ts->log_cap = cap; /* even if out of memory: no retry on every call */
-    TT_RESTORE_ERRNO();
+    TF_RESTORE_ERRNO();
 }
 
 /* Closes the top frame at now: a sample of its timer, its time handed to the
@@ -412,25 +401,25 @@ static inline tt_timer *timer_of(tf_monitor *self, int id)
 
 static void t_enter(tf_monitor *self, int id, const tf_args *args)
 {
-    TT_GUARD_BEGIN();
+    TF_GUARD_BEGIN_NOERRNO();
     uintptr_t sp = TF_CALLER_SP();
     tt_timer *t = timer_of(self, id);
     tt_manager *m = ((tt_monitor *)self)->m;
     tt_thread *ts = t ? thread_get(m) : NULL;
     if (ts)
         push(m, ts, t, sp, 0);
-    TT_GUARD_END();
+    TF_GUARD_END_NOERRNO();
 }
 
 static void t_exit(tf_monitor *self, int id, const tf_value *result)
 {
-    TT_GUARD_BEGIN();
+    TF_GUARD_BEGIN_NOERRNO();
     tt_timer *t = timer_of(self, id);
     tt_manager *m = ((tt_monitor *)self)->m;
     tt_thread *ts = t ? thread_get(m) : NULL;
     if (ts)
         pop(m, ts, t, 0);
-    TT_GUARD_END();
+    TF_GUARD_END_NOERRNO();
 }
 
 /* An info pair's frame belongs to the monitored frame it was called from: it
@@ -441,29 +430,29 @@ static void t_info(tf_monitor *self, const tf_args *args, int caller_id, int sel
 {
     if (tp != TF_TP_ENTER && tp != TF_TP_EXIT)
         return;
-    TT_GUARD_BEGIN();
+    TF_GUARD_BEGIN_NOERRNO();
     uintptr_t sp = TF_CALLER_SP();
     tt_timer *t = timer_of(self, self_id);
     tt_manager *m = ((tt_monitor *)self)->m;
     tt_thread *ts = t ? thread_get(m) : NULL;
     if (ts && tp == TF_TP_ENTER) {
         if (__builtin_expect(__atomic_load_n(&t->group, __ATOMIC_ACQUIRE) < 0, 0)) {
-            TT_KEEP_ERRNO(); /* it may allocate */
+            TF_KEEP_ERRNO(); /* it may allocate */
             tt_timer_adopt_group(m, t, self->tu, caller_id);
-            TT_RESTORE_ERRNO();
+            TF_RESTORE_ERRNO();
         }
         push(m, ts, t, ts->depth ? ts->stack[ts->depth - 1].sp : sp, TT_F_INFO);
     } else if (ts) {
         pop(m, ts, t, TT_F_INFO);
     }
-    TT_GUARD_END();
+    TF_GUARD_END_NOERRNO();
 }
 
 static void t_exception(tf_monitor *self, int id, const tf_exception *exc)
 {
     if (!exc || exc->kind != TF_EXC_UNWIND)
         return;
-    TT_GUARD_BEGIN();
+    TF_GUARD_BEGIN_NOERRNO();
     tt_timer *t = timer_of(self, id);
     tt_thread *ts = t ? thread_get(((tt_monitor *)self)->m) : NULL;
     for (uint32_t i = ts ? ts->depth : 0; i > 0; i--) {
@@ -473,17 +462,17 @@ static void t_exception(tf_monitor *self, int id, const tf_exception *exc)
             break;
         }
     }
-    TT_GUARD_END();
+    TF_GUARD_END_NOERRNO();
 }
 
 /* Forgets the calling thread's open timing points of this manager. */
 static void t_clear(tf_monitor *self)
 {
-    TT_GUARD_BEGIN();
+    TF_GUARD_BEGIN_NOERRNO();
     tt_thread *ts = thread_get(((tt_monitor *)self)->m);
     if (ts)
         ts->depth = 0;
-    TT_GUARD_END();
+    TF_GUARD_END_NOERRNO();
 }
 
 static void t_destroy(tf_monitor *self)

@@ -55,15 +55,33 @@ static void make_key(void)
     pthread_key_create(&key, stack_free);
 }
 
-static struct stack *stack_get(void)
+TF_COLD static struct stack *stack_new(void)
 {
-    if (!tls) {
-        pthread_once(&key_once, make_key);
-        tls = calloc(1, sizeof *tls);
-        if (tls)
-            pthread_setspecific(key, tls); /* freed at thread exit */
-    }
+    TF_KEEP_ERRNO();
+    pthread_once(&key_once, make_key);
+    tls = calloc(1, sizeof *tls);
+    if (tls)
+        pthread_setspecific(key, tls); /* freed at thread exit */
+    TF_RESTORE_ERRNO();
     return tls;
+}
+
+static inline struct stack *stack_get(void)
+{
+    return tls ? tls : stack_new();
+}
+
+/* Room for one more frame, up to TRACER_DEPTH. */
+TF_COLD static void stack_grow(struct stack *s)
+{
+    TF_KEEP_ERRNO();
+    int cap = s->cap ? 2 * s->cap : 16;
+    struct frame *v = realloc(s->frames, (size_t)cap * sizeof *v);
+    if (v) {
+        s->frames = v;
+        s->cap = cap;
+    }
+    TF_RESTORE_ERRNO();
 }
 
 /* Pops frames strictly deeper than sp: their functions can no longer run. */
@@ -103,18 +121,12 @@ static void copy_args(struct frame *f, const tf_args *args)
 static void t_enter(tf_monitor *self, int id, const tf_args *args)
 {
     uintptr_t sp = TF_CALLER_SP();
-    TF_GUARD_BEGIN();
+    TF_GUARD_BEGIN_NOERRNO(); /* the paths that allocate keep errno */
     struct stack *s = stack_get();
     if (s) {
         drop_below(s, sp);
-        if (s->depth == s->cap && s->cap < TRACER_DEPTH) {
-            int cap = s->cap ? 2 * s->cap : 16;
-            struct frame *v = realloc(s->frames, (size_t)cap * sizeof *v);
-            if (v) {
-                s->frames = v;
-                s->cap = cap;
-            }
-        }
+        if (s->depth == s->cap && s->cap < TRACER_DEPTH)
+            stack_grow(s);
         if (s->depth < s->cap) {
             struct frame *f = &s->frames[s->depth];
             f->tu = self->tu;
@@ -124,7 +136,7 @@ static void t_enter(tf_monitor *self, int id, const tf_args *args)
         }
         s->depth++;
     }
-    TF_GUARD_END();
+    TF_GUARD_END_NOERRNO();
 }
 
 /* Pops the innermost frame of (tu, id) and everything above it, if present. */
@@ -144,21 +156,21 @@ static void pop_through(struct stack *s, const tf_tu *tu, int id)
 static void t_exit(tf_monitor *self, int id, const tf_value *result)
 {
     uintptr_t sp = TF_CALLER_SP();
-    TF_GUARD_BEGIN();
+    TF_GUARD_BEGIN_NOERRNO();
     if (tls) {
         drop_below(tls, sp);
         pop_through(tls, self->tu, id);
     }
-    TF_GUARD_END();
+    TF_GUARD_END_NOERRNO();
 }
 
 static void t_info(tf_monitor *self, const tf_args *args, int caller, int id, tf_tp_type tp)
 {
     uintptr_t sp = TF_CALLER_SP();
-    TF_GUARD_BEGIN();
+    TF_GUARD_BEGIN_NOERRNO();
     if (tls)
         drop_below(tls, sp);
-    TF_GUARD_END();
+    TF_GUARD_END_NOERRNO();
 }
 
 static void t_exception(tf_monitor *self, int id, const tf_exception *exc) {}

@@ -2,11 +2,13 @@
  * longjmp skipped frames (real setjmp/longjmp through real calls), per thread,
  * and the crash handler's report in a dying child. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -184,6 +186,29 @@ static void stacks_are_per_thread(void **state)
     hook_exit(mm, ID_OUTER, NULL);
 }
 
+/* The hooks keep errno: on a new thread (the first enter allocates its
+ * stack), through two stack growths, and on the way out. */
+static void *errno_thread(void *arg)
+{
+    tf_monitor *mm = hook_load(&ops_holder);
+    errno = EBADF;
+    for (int i = 0; i < 40; i++)
+        hook_enter(mm, ID_INNER, NULL, 0);
+    int inside = errno;
+    for (int i = 0; i < 40; i++)
+        hook_exit(mm, ID_INNER, NULL);
+    return (void *)(intptr_t)(inside == EBADF && errno == EBADF);
+}
+
+static void errno_is_kept(void **state)
+{
+    pthread_t t;
+    void *ok;
+    pthread_create(&t, NULL, errno_thread, NULL);
+    pthread_join(t, &ok);
+    assert_true(ok);
+}
+
 __attribute__((noinline)) static void crash_inside(void)
 {
     tf_value v[] = {VINT("n", 3)};
@@ -230,6 +255,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(unwinding_pops_frames, setup, teardown),
         cmocka_unit_test_setup_teardown(strings_are_copied_and_cut, setup, teardown),
         cmocka_unit_test_setup_teardown(stacks_are_per_thread, setup, teardown),
+        cmocka_unit_test_setup_teardown(errno_is_kept, setup, teardown),
         cmocka_unit_test_setup_teardown(crash_handler_prints_context, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
