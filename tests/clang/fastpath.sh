@@ -42,7 +42,7 @@ for opt in -O0 -O2; do
     objdump -t "$work/fp$opt.o" | grep -qE '^[0-9a-f]+ l +F .* fib\.tf_traced$' || fail "$opt: no local fib.tf_traced symbol"
     if [ -n "$opt_tool" ]; then
         $cc $opt -g -fplugin="$plugin" -I"$inc" -S -emit-llvm "$work/fp.c" -o "$work/fpg$opt.ll" || fail "$opt -g: IR"
-        "$opt_tool" -verify -disable-output "$work/fpg$opt.ll" || fail "$opt -g: IR does not verify"
+        "$opt_tool" -passes=verify -disable-output "$work/fpg$opt.ll" || fail "$opt -g: IR does not verify"
     fi
 done
 objdump -t "$work/fp-O2.o" | grep -qE '\.text\.unlikely.* fib\.tf_traced$' || fail "-O2: fib.tf_traced is not in .text.unlikely"
