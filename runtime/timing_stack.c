@@ -42,9 +42,6 @@ static TT_TLS tt_thread *tl_last;    /* the one used last      */
 static void thread_exit(void *arg);
 static void longjmp_resync(uintptr_t target_sp);
 
-/* The hooks keep errno (DESIGN.md section 5) with TF_GUARD_BEGIN_NOERRNO:
- * only the paths that allocate or lock, and a user's clock, can change it. */
-
 static void init_once(void)
 {
     pthread_key_create(&exit_key, thread_exit);
@@ -392,6 +389,11 @@ static inline __attribute__((always_inline)) void pop(tt_manager *m, tt_thread *
 }
 
 /* ---- the monitor's callbacks -------------------------------------------------- */
+
+/* The hooks keep errno (DESIGN.md section 5) with TF_GUARD_BEGIN_NOERRNO:
+ * only the paths that allocate or lock (thread_find, grow, tt_stats_alloc,
+ * log_switch, adopting a group) and a user's clock can change it, and those
+ * keep it themselves. */
 
 static inline tt_timer *timer_of(tf_monitor *self, int id)
 {
