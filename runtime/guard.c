@@ -81,6 +81,29 @@ tf_monitor *tf__monitor_new(const tf_monitor_ops *ops, const tf_tu *tu, tf_facto
     return m;
 }
 
+/* The generated code reads ops->flags (TF_OPS_*) directly. Bits no version
+ * defines mean an ops table that was never fully initialized (malloc'd, six
+ * fields set): said once per table, and the monitor then goes through the
+ * guard, whose own flags claim nothing, so values are always built for it.
+ * Monitors are created with the registry's lock held. */
+static int ops_flags_valid(const tf_factory *f, const tf_monitor_ops *ops)
+{
+    static const tf_monitor_ops *said[8];
+    static unsigned nsaid;
+    if (!(ops->flags & ~TF_OPS_NO_VALUES))
+        return 1;
+    for (unsigned i = 0; i < nsaid; i++)
+        if (said[i] == ops)
+            return 0;
+    if (nsaid < 8)
+        said[nsaid++] = ops;
+    fprintf(stderr,
+            "tf: monitor factory '%s': tf_monitor_ops.flags is 0x%x, with bits no TF_OPS_* defines: "
+            "is the ops table fully initialized? Values are built for it.\n",
+            f->name ? f->name : "?", ops->flags);
+    return 0;
+}
+
 tf_monitor *tf__monitor_create(tf_factory *f, const tf_tu *tu)
 {
     tf_monitor *m = f->create(f, tu);
@@ -90,7 +113,8 @@ tf_monitor *tf__monitor_create(tf_factory *f, const tf_tu *tu)
         m->tu = tu;
     if (!m->factory)
         m->factory = f;
-    if (f->flags & TF_FACTORY_NO_GUARD)
+    int valid = ops_flags_valid(f, m->ops);
+    if ((f->flags & TF_FACTORY_NO_GUARD) && valid)
         return m;
     struct guard *g = calloc(1, sizeof *g);
     if (!g) {
@@ -98,7 +122,7 @@ tf_monitor *tf__monitor_create(tf_factory *f, const tf_tu *tu)
             m->ops->destroy(m);
         return NULL;
     }
-    g->base.ops = &guard_ops[m->ops->flags & TF_OPS_NO_VALUES ? 1 : 0];
+    g->base.ops = &guard_ops[valid && (m->ops->flags & TF_OPS_NO_VALUES) ? 1 : 0];
     g->base.tu = tu;
     g->base.factory = f;
     g->inner = m;

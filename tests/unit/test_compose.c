@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 #include <tf/monitors.h>
@@ -50,6 +51,38 @@ static tf_monitor *rec_create(tf_factory *f, const tf_tu *tu)
 }
 static tf_factory fa = {"A", rec_create, 0}, fb = {"B", rec_create, 0}, fc = {"C", rec_create, 0};
 static tf_factory fnv1 = {"nv1", rec_create, 0}, fnv2 = {"nv2", rec_create, 0};
+
+/* An ops table with bits in flags that no TF_OPS_* defines (as a malloc'd,
+ * half-filled one would have), bit 0 among them. */
+static const tf_monitor_ops junk_ops = {r_enter, r_info, r_exit, r_exception, r_clear, r_destroy,
+                                        0xdead0001u};
+static tf_monitor *junk_create(tf_factory *f, const tf_tu *tu)
+{
+    struct rec *r = calloc(1, sizeof *r);
+    r->base.ops = &junk_ops;
+    r->tag = f->name;
+    return &r->base;
+}
+static tf_factory fjunk = {"J", junk_create, 0}, fjunk_unguarded = {"U", junk_create, TF_FACTORY_NO_GUARD};
+
+/* Runs fn with stderr going to a file; returns what it wrote. */
+static const char *stderr_of(void (*fn)(void))
+{
+    static char text[1024];
+    fflush(stderr);
+    int saved = dup(2);
+    FILE *f = tmpfile();
+    dup2(fileno(f), 2);
+    fn();
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    rewind(f);
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = 0;
+    fclose(f);
+    return text;
+}
 
 static int setup(void **state)
 {
@@ -161,6 +194,28 @@ static void values_only_for_monitors_that_read_them(void **state)
     assert_false(hook_load(&holder_io_write)->ops->flags & TF_OPS_NO_VALUES); /* noop + B */
 }
 
+static void register_junk(void)
+{
+    tf_register("io_read", &fjunk);
+    tf_register("io_write", &fjunk_unguarded);
+    tf_register("io_read", &fjunk_unguarded); /* the same ops again: said once */
+}
+
+/* Flags with undefined bits are not trusted: said on stderr, and values are
+ * built for that monitor, guarded or not. */
+static void junk_flags_still_get_values(void **state)
+{
+    const char *err = stderr_of(register_junk);
+    assert_non_null(strstr(err, "tf: monitor factory 'J': tf_monitor_ops.flags is 0xdead0001"));
+    assert_null(strstr(err, "factory 'U'"));
+    tf_monitor *m = hook_load(&holder_io_read);
+    assert_ptr_not_equal(m->ops, &junk_ops); /* the guard, though U asked for none */
+    assert_false(m->ops->flags & TF_OPS_NO_VALUES);
+    read_int(1);
+    write_long(2);
+    assert_string_equal(log_text, "U:enter(1) U:exit(v) U:enter(1) U:exit(-) ");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -169,6 +224,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(every_event_is_forwarded, setup, teardown),
         cmocka_unit_test_setup_teardown(builtin_factories_are_singletons, setup, teardown),
         cmocka_unit_test_setup_teardown(values_only_for_monitors_that_read_them, setup, teardown),
+        cmocka_unit_test_setup_teardown(junk_flags_still_get_values, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -102,7 +102,9 @@ typedef struct tf_monitor_ops {
  * The generated code then skips building them: enter and info get args NULL,
  * exit gets result NULL. Tracing still calls every operation; it only saves
  * the marshalling (about 20 instructions per call of a one-argument
- * function). noop and timing set it; compose sets it when all parts do. */
+ * function). noop and timing set it; compose sets it when all parts do.
+ * flags with any other bit set reads as an ops table never initialized: the
+ * runtime says so on stderr and builds values for that monitor. */
 #define TF_OPS_NO_VALUES 1u
 
 struct tf_monitor {
