@@ -223,6 +223,43 @@ static void threads_never_interleave(void **state)
     assert_int_equal(lines, 2 * 2 * 2000);
 }
 
+/* Thread names are kept per thread (no syscall per line) but follow renames
+ * through pthread_setname_np, by the thread itself and by another thread. */
+static pthread_barrier_t renamed;
+
+static void *renaming(void *arg)
+{
+    pthread_setname_np(pthread_self(), "first");
+    read_int(1);
+    pthread_setname_np(pthread_self(), "second");
+    read_int(2);
+    pthread_barrier_wait(&renamed); /* main renames us */
+    pthread_barrier_wait(&renamed);
+    read_int(3);
+    return NULL;
+}
+
+static void renames_show_in_the_next_line(void **state)
+{
+    pthread_t t;
+    pthread_barrier_init(&renamed, NULL, 2);
+    pthread_create(&t, NULL, renaming, NULL);
+    pthread_barrier_wait(&renamed);
+    assert_int_equal(pthread_setname_np(t, "third"), 0);
+    pthread_barrier_wait(&renamed);
+    pthread_join(t, NULL);
+    pthread_barrier_destroy(&renamed);
+    read_int(4);
+    assert_string_equal(output(), "(first): iostream.read_int->(x=1)\n"
+                                  "(first): iostream.read_int<-(2)\n"
+                                  "(second): iostream.read_int->(x=2)\n"
+                                  "(second): iostream.read_int<-(4)\n"
+                                  "(third): iostream.read_int->(x=3)\n"
+                                  "(third): iostream.read_int<-(6)\n"
+                                  "(tester): iostream.read_int->(x=4)\n"
+                                  "(tester): iostream.read_int<-(8)\n");
+}
+
 static void value_format_api(void **state)
 {
     char small[6];
@@ -247,6 +284,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(long_lines_are_cut_but_stay_lines, setup, teardown),
         cmocka_unit_test_setup_teardown(unknown_ids_print_numbers, setup, teardown),
         cmocka_unit_test_setup_teardown(threads_never_interleave, setup, teardown),
+        cmocka_unit_test_setup_teardown(renames_show_in_the_next_line, setup, teardown),
         cmocka_unit_test_setup_teardown(value_format_api, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
