@@ -117,6 +117,9 @@ extern volatile int tf__exiting;
 const char *tf__env_report(void);
 /* The stream TF_OUTPUT names (stderr by default). */
 FILE *tf__env_output(void);
+/* out is fully buffered by libtf (TF_OUTPUT): dprint flushes it every 100 ms
+ * of tracing and on a fatal signal. */
+void tf__dprint_buffered(FILE *out);
 /* Opens path for writing as TF does for every file it creates: O_NOFOLLOW,
  * mode 0600, truncated. NULL and errno on failure. */
 FILE *tf__create_file(const char *path);

@@ -13,8 +13,10 @@
  * different threads never interleave.
  */
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../registry/internal.h"
 
@@ -25,7 +27,24 @@ struct dprint_factory {
     FILE *out;
     pthread_mutex_t lock;
     struct dprint_factory *next;
+    int buffered;        /* libtf buffers out fully (TF_OUTPUT): flushed by time */
+    uint64_t flushed_ms; /* CLOCK_MONOTONIC_COARSE of its last flush */
 };
+
+#define FLUSH_EVERY_MS 100
+
+/* A fully buffered stream still shows a live trace (tail -f) within about
+ * FLUSH_EVERY_MS of tracing; the coarse clock is a vDSO read, no syscall. */
+static void flush_if_due(struct dprint_factory *stream)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    uint64_t now = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+    if (now - stream->flushed_ms >= FLUSH_EVERY_MS) {
+        fflush(stream->out);
+        stream->flushed_ms = now;
+    }
+}
 
 struct dprint {
     tf_monitor base;
@@ -59,6 +78,8 @@ static void emit(const tf_monitor *m, tf_buf *b)
     struct dprint_factory *stream = ((const struct dprint *)m)->stream;
     pthread_mutex_lock(&stream->lock);
     fwrite(b->p, 1, b->len, stream->out);
+    if (stream->buffered)
+        flush_if_due(stream);
     pthread_mutex_unlock(&stream->lock);
 }
 
@@ -146,16 +167,20 @@ static tf_monitor *dprint_create(tf_factory *self, const tf_tu *tu)
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct dprint_factory *streams;
 
-/* fork: a child must not inherit a stream locked by a thread it does not have. */
+/* fork: a child must not inherit a stream locked by a thread it does not
+ * have, nor lines buffered by libtf, which both processes would then write. */
 void tf__dprint_fork(int phase)
 {
     if (phase == TF_FORK_PREPARE)
         pthread_mutex_lock(&lock);
     for (struct dprint_factory *f = streams; f; f = f->next)
-        if (phase == TF_FORK_PREPARE)
+        if (phase == TF_FORK_PREPARE) {
             pthread_mutex_lock(&f->lock);
-        else
+            if (f->buffered)
+                fflush(f->out);
+        } else {
             pthread_mutex_unlock(&f->lock);
+        }
     if (phase != TF_FORK_PREPARE)
         pthread_mutex_unlock(&lock);
 }
@@ -170,9 +195,51 @@ TF_API tf_factory *tf_dprint(FILE *out)
         f = f->next;
     if (!f && (f = malloc(sizeof *f))) {
         *f = (struct dprint_factory){{"dprint", dprint_create, TF_FACTORY_NO_GUARD}, out,
-                                     PTHREAD_MUTEX_INITIALIZER, streams};
+                                     PTHREAD_MUTEX_INITIALIZER, streams, 0, 0};
         streams = f;
     }
     pthread_mutex_unlock(&lock);
     return f ? &f->base : NULL;
+}
+
+/* ---- the TF_OUTPUT file: fully buffered, flushed on a fatal signal ----------
+ * abort() (a failed assert) and crashes no longer flush stdio, so the lines
+ * that led there would stay in the buffer. The handler flushes what it can
+ * without waiting (a stream another thread is writing is skipped), then
+ * restores the previous action and raises the signal again, as the operation
+ * tracer's crash handler does. */
+static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+#define NFATAL (sizeof fatal_signals / sizeof fatal_signals[0])
+static struct sigaction before_us[NFATAL];
+static FILE *volatile buffered_out;
+
+static void flush_on_fatal(int sig, siginfo_t *info, void *uctx)
+{
+    FILE *out = buffered_out;
+    if (out && ftrylockfile(out) == 0) {
+        fflush_unlocked(out);
+        funlockfile(out);
+    }
+    for (size_t i = 0; i < NFATAL; i++)
+        if (fatal_signals[i] == sig)
+            sigaction(sig, &before_us[i], NULL);
+    raise(sig);
+}
+
+void tf__dprint_buffered(FILE *out)
+{
+    struct dprint_factory *f = (struct dprint_factory *)tf_dprint(out);
+    if (!f || buffered_out)
+        return;
+    pthread_mutex_lock(&f->lock);
+    f->buffered = 1;
+    pthread_mutex_unlock(&f->lock);
+    buffered_out = out;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = flush_on_fatal;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < NFATAL; i++)
+        sigaction(fatal_signals[i], &sa, &before_us[i]);
 }

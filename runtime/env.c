@@ -54,7 +54,16 @@ FILE *tf__env_output(void)
                 path, strerror(errno));
         return output = stderr;
     }
-    setvbuf(output, NULL, _IOLBF, 0); /* a crash loses no whole line */
+    /* Fully buffered unless asked otherwise: a line per write(2) made dprint to
+     * a file 9x slower. dprint flushes it at least every 100 ms of tracing, at
+     * fork and on a fatal signal (dprint.c); exit flushes all stdio. */
+    const char *mode = secure_getenv("TF_OUTPUT_BUFFER");
+    int line = mode && strcmp(mode, "line") == 0;
+    if (mode && *mode && !line && strcmp(mode, "full") != 0)
+        fprintf(stderr, "tf: TF_OUTPUT_BUFFER: '%s' is neither 'line' nor 'full'; using 'full'\n", mode);
+    setvbuf(output, NULL, line ? _IOLBF : _IOFBF, line ? 0 : 1 << 16);
+    if (!line)
+        tf__dprint_buffered(output);
     return output;
 }
 

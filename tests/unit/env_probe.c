@@ -1,7 +1,13 @@
 /* env_probe: what TF_MONITORS set up, as a program sees it. Registers the fake
  * iostream TU (as generated code would), prints for each group the factory
- * and the parts of its monitor, then makes calls so dprint has output. */
+ * and the parts of its monitor, then makes calls so dprint has output.
+ * PROBE_END says how it ends: "abort", "_exit", "fork" (a child makes a call
+ * and exits, then the parent makes one), or by returning from main. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <tf/monitors.h>
 
@@ -26,5 +32,19 @@ int main(void)
     show("io_write", hook_load(&holder_io_write));
     read_int(2);
     write_long(7);
+    const char *end = getenv("PROBE_END");
+    if (end && strcmp(end, "abort") == 0)
+        abort();
+    if (end && strcmp(end, "_exit") == 0)
+        _exit(0);
+    if (end && strcmp(end, "fork") == 0) {
+        pid_t child = fork();
+        if (child == 0) {
+            read_int(5);
+            exit(0);
+        }
+        waitpid(child, NULL, 0);
+        read_int(6);
+    }
     return 0;
 }

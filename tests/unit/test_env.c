@@ -25,8 +25,9 @@ static void slurp(const char *path, char *buf, size_t len)
         fclose(f);
 }
 
-/* Runs env_probe with TF_MONITORS=monitors (NULL: unset) and extra "K=V" settings. */
-static int probe(const char *monitors, const char *extra1, const char *extra2)
+/* Runs env_probe with TF_MONITORS=monitors (NULL: unset) and up to three
+ * extra "K=V" settings (NULL ones are none). */
+static int probe3(const char *monitors, const char *extra1, const char *extra2, const char *extra3)
 {
     pid_t pid = fork();
     if (pid == 0) {
@@ -41,6 +42,8 @@ static int probe(const char *monitors, const char *extra1, const char *extra2)
             putenv((char *)extra1);
         if (extra2)
             putenv((char *)extra2);
+        if (extra3)
+            putenv((char *)extra3);
         execl(ENV_PROBE, "env_probe", (char *)NULL);
         _exit(127);
     }
@@ -49,6 +52,11 @@ static int probe(const char *monitors, const char *extra1, const char *extra2)
     slurp("probe.out", out, sizeof out);
     slurp("probe.err", err, sizeof err);
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static int probe(const char *monitors, const char *extra1, const char *extra2)
+{
+    return probe3(monitors, extra1, extra2, NULL);
 }
 
 static void unset_means_nothing(void **state)
@@ -155,6 +163,40 @@ static void output_file_is_private_and_never_a_link(void **state)
     unlink("link.txt");
 }
 
+/* TF_OUTPUT is fully buffered (TF_OUTPUT_BUFFER=line: a write per line), yet
+ * abort() and fork lose or repeat no line; _exit does lose the buffer, which
+ * is what line mode is for. */
+static void output_file_buffering(void **state)
+{
+    char trace[1024];
+    const char *two = "(env_probe): iostream.read_int->(x=2)\n(env_probe): iostream.read_int<-(4)\n";
+
+    unlink("trace.txt");
+    assert_int_equal(probe("io_read=dprint", "TF_OUTPUT=trace.txt", "PROBE_END=abort"), -1);
+    slurp("trace.txt", trace, sizeof trace);
+    assert_string_equal(trace, two);
+
+    unlink("trace.txt");
+    assert_int_equal(probe("io_read=dprint", "TF_OUTPUT=trace.txt", "PROBE_END=fork"), 0);
+    slurp("trace.txt", trace, sizeof trace);
+    assert_string_equal(trace, "(env_probe): iostream.read_int->(x=2)\n(env_probe): iostream.read_int<-(4)\n"
+                               "(env_probe): iostream.read_int->(x=5)\n(env_probe): iostream.read_int<-(10)\n"
+                               "(env_probe): iostream.read_int->(x=6)\n(env_probe): iostream.read_int<-(12)\n");
+
+    unlink("trace.txt");
+    assert_int_equal(probe3("io_read=dprint", "TF_OUTPUT=trace.txt", "TF_OUTPUT_BUFFER=line",
+                            "PROBE_END=_exit"), 0);
+    slurp("trace.txt", trace, sizeof trace);
+    assert_string_equal(trace, two);
+
+    unlink("trace.txt");
+    assert_int_equal(probe("io_read=dprint", "TF_OUTPUT=trace.txt", "TF_OUTPUT_BUFFER=sometimes"), 0);
+    assert_string_equal(err, "tf: TF_OUTPUT_BUFFER: 'sometimes' is neither 'line' nor 'full'; using 'full'\n");
+    slurp("trace.txt", trace, sizeof trace);
+    assert_string_equal(trace, two);
+    unlink("trace.txt");
+}
+
 /* A set-uid program run by another user must not obey the environment. */
 static void setuid_ignores_environment(void **state)
 {
@@ -198,6 +240,7 @@ int main(void)
         cmocka_unit_test(malformed_items_are_named_and_the_rest_applies),
         cmocka_unit_test(undeclared_group_is_reported_at_exit),
         cmocka_unit_test(output_file_is_private_and_never_a_link),
+        cmocka_unit_test(output_file_buffering),
         cmocka_unit_test(setuid_ignores_environment),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
