@@ -35,6 +35,7 @@ namespace {
 
 enum { OP_ENTER = 0, OP_INFO = 1, OP_EXIT = 2, OP_EXCEPTION = 3 };
 enum { OPS_FLAGS_OFFSET = 48, OPS_NO_VALUES = 1 };  // tf_monitor_ops.flags, TF_OPS_NO_VALUES
+enum { TU_ABI = 2 };                                // TF_TU_ABI
 enum { EXC_THROW = 1, EXC_UNWIND = 2, EXC_NORETURN = 3 };
 
 // What the pass knows about one instrumented function while it works.
@@ -298,7 +299,7 @@ class Instrumenter {
     }
     StructType *tuTy = StructType::get(ctx, {i32, i32, i8p, i8p, i32, i32, i32, i32, i8p, i8p, i8p});
     Constant *init = ConstantStruct::get(
-        tuTy, {u32(1), u32(64), str(tu.file), str(tu.base), u32(names.size()), u32(groups.size()),
+        tuTy, {u32(TU_ABI), u32(64), str(tu.file), str(tu.base), u32(names.size()), u32(groups.size()),
                u32(decls.size()), u32(0), array("__tf_names", nameTy, names),
                array("__tf_groups", groupTy, groups), array("__tf_decls", declTy, decls)});
     auto *tuVar = new GlobalVariable(m, tuTy, false, GlobalValue::InternalLinkage, init, "__tf_tu");

@@ -321,7 +321,7 @@ void abi_emit_data(void)
                              {"names", const_ptr_type_node}, {"groups", const_ptr_type_node},
                              {"decls", const_ptr_type_node}},
                             64);
-    tree init = ctor_of(type, {uint_cst(u32(), 1), uint_cst(u32(), 64), abi_string(main_input_filename),
+    tree init = ctor_of(type, {uint_cst(u32(), TU_ABI), uint_cst(u32(), 64), abi_string(main_input_filename),
                                abi_string(tu_base_name()), uint_cst(u32(), tu.names.size()),
                                uint_cst(u32(), tu.used_groups.size()), uint_cst(u32(), groups.size()),
                                uint_cst(u32(), 0), names_table(), groups_table(), decls_table()});

@@ -77,6 +77,7 @@ std::string tracing_default_name(tree fndecl);
 /* ---- abi.cc: the types and static data of docs/code-shape.md ------------- */
 enum { OPS_ENTER = 0, OPS_INFO = 8, OPS_EXIT = 16, OPS_EXCEPTION = 24, OPS_FLAGS = 48 };
 enum { OPS_NO_VALUES = 1 }; /* TF_OPS_NO_VALUES */
+enum { TU_ABI = 2 };        /* TF_TU_ABI */
 enum { K_NONE, K_INT, K_UINT, K_BOOL, K_FLOAT, K_PTR, K_STR, K_ENUM, K_STRUCT };
 enum { EXC_THROW = 1, EXC_UNWIND = 2, EXC_NORETURN = 3 };
 tree abi_value_type(void);

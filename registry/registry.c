@@ -300,7 +300,7 @@ TF_API tf_monitor *tf_monitor_for_tu(const tf_tu *tu, const char *group)
  * crash the program: check what the registry relies on. */
 static const char *descriptor_problem(const tf_tu *tu)
 {
-    if (tu->abi != TF_TU_ABI)
+    if (tu->abi < 1 || tu->abi > TF_TU_ABI)
         return "ABI version differs from this libtf";
     if (tu->size < sizeof(tf_tu))
         return "descriptor too small";
@@ -356,7 +356,7 @@ TF_API void tf_tu_register(tf_tu *tu)
     const char *problem = tu ? descriptor_problem(tu) : "NULL descriptor";
     if (problem) {
         fprintf(stderr, "tf: %s: TU not registered: %s\n",
-                tu && tu->abi == TF_TU_ABI && tu->file ? tu->file : "?", problem);
+                tu && tu->abi >= 1 && tu->abi <= TF_TU_ABI && tu->file ? tu->file : "?", problem);
         return;
     }
     pthread_mutex_lock(&lock);

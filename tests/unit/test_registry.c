@@ -237,6 +237,24 @@ static void malformed_descriptors_are_refused(void **state)
     assert_null(tf_tu_find("x4"));
 }
 
+/* Code from a plugin of ABI 1 (which never reads tf_monitor_ops.flags) still
+ * registers; ABI 0 and anything newer than this libtf do not. */
+static void older_abi_is_taken(void **state)
+{
+    static tf_monitor *h1;
+    static const tf_name n1[] = {{"old_fn", TF_NAME_MONITOR, 0, "old.c", 1, 0}};
+    static const tf_tu_group g1[] = {{"io", &h1}};
+    static tf_tu abi1 = {1, sizeof(tf_tu), "old.c", "old", 1, 1, 0, 0, n1, g1, NULL};
+    static tf_tu abi0 = {0, sizeof(tf_tu), "zero.c", "zero", 1, 1, 0, 0, n1, g1, NULL};
+    tf_tu_register(&abi0);
+    assert_null(tf_tu_find("zero"));
+    tf_tu_register(&abi1);
+    assert_ptr_equal(tf_tu_find("old"), &abi1);
+    assert_int_equal(tf_register("io", &counting_a), TF_OK);
+    assert_non_null(hook_load(&h1));
+    tf_tu_unregister(&abi1);
+}
+
 static void bad_arguments(void **state)
 {
     static tf_factory no_create = {"broken", NULL, 0};
@@ -294,6 +312,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(late_tu_gets_monitor_and_leaves_cleanly, setup, teardown),
         cmocka_unit_test_setup_teardown(groups_merge_across_tus_and_cycles_are_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(malformed_descriptors_are_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(older_abi_is_taken, setup, teardown),
         cmocka_unit_test_setup_teardown(bad_arguments, setup, teardown),
         cmocka_unit_test_setup_teardown(guard_stops_recursion_and_errno_is_kept, setup, teardown),
         cmocka_unit_test_setup_teardown(foreach_visits_registered, setup, teardown),

@@ -125,7 +125,10 @@ struct tf_factory {
 
 /* ---- the translation-unit descriptor (ABI; see docs/code-shape.md) ------ */
 
-#define TF_TU_ABI 1u
+/* 2: the generated code reads tf_monitor_ops.flags. A libtf that knows 2 also
+ * takes 1 (code that never reads it); an older libtf refuses 2, whose code
+ * would read past its ops tables. */
+#define TF_TU_ABI 2u
 
 /* tf_name.flags */
 #define TF_NAME_MONITOR 1u  /* a monitored function                      */
