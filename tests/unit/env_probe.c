@@ -1,8 +1,9 @@
 /* env_probe: what TF_MONITORS set up, as a program sees it. Registers the fake
  * iostream TU (as generated code would), prints for each group the factory
  * and the parts of its monitor, then makes calls so dprint has output.
- * PROBE_END says how it ends: "abort", "_exit", "fork" (a child makes a call
- * and exits, then the parent makes one), or by returning from main. */
+ * PROBE_END says how it ends: "abort", "segv" (a store to address 16),
+ * "_exit", "fork" (a child makes a call and exits, then the parent makes
+ * one), or by returning from main. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,8 @@ int main(void)
     const char *end = getenv("PROBE_END");
     if (end && strcmp(end, "abort") == 0)
         abort();
+    if (end && strcmp(end, "segv") == 0)
+        *(volatile int *)16 = 1;
     if (end && strcmp(end, "_exit") == 0)
         _exit(0);
     if (end && strcmp(end, "fork") == 0) {
