@@ -206,10 +206,7 @@ TF_API tf_factory *tf_dprint(FILE *out)
  * abort() (a failed assert) and crashes no longer flush stdio, so the lines
  * that led there would stay in the buffer. The handler flushes what it can
  * without waiting (a stream another thread is writing is skipped), then hands
- * the signal on as it came: to the previous handler, with the original
- * siginfo (a program may use SIGSEGV itself, a garbage collector's write
- * barrier say, and carry on), or, if there was none, to the default action
- * by restoring it and raising the signal again. */
+ * the signal on as it came (tf__signal_pass_on). */
 static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 #define NFATAL (sizeof fatal_signals / sizeof fatal_signals[0])
 static struct sigaction before_us[NFATAL];
@@ -222,20 +219,9 @@ static void flush_on_fatal(int sig, siginfo_t *info, void *uctx)
         fflush_unlocked(out);
         funlockfile(out);
     }
-    for (size_t i = 0; i < NFATAL; i++) {
-        const struct sigaction *prev = &before_us[i];
-        if (fatal_signals[i] != sig)
-            continue;
-        if (prev->sa_flags & SA_SIGINFO) {
-            prev->sa_sigaction(sig, info, uctx);
-        } else if (prev->sa_handler != SIG_DFL && prev->sa_handler != SIG_IGN) {
-            prev->sa_handler(sig);
-        } else {
-            sigaction(sig, prev, NULL);
-            raise(sig);
-        }
-        return;
-    }
+    for (size_t i = 0; i < NFATAL; i++)
+        if (fatal_signals[i] == sig)
+            tf__signal_pass_on(sig, info, uctx, &before_us[i]);
 }
 
 void tf__dprint_buffered(FILE *out)

@@ -266,8 +266,7 @@ static void on_crash(int sig, siginfo_t *info, void *uctx)
     (void)unused;
     for (size_t i = 0; i < NSIG_CRASH; i++)
         if (crash_signals[i] == sig)
-            sigaction(sig, &previous[i], NULL);
-    raise(sig); /* the previous action (usually: die) */
+            tf__signal_pass_on(sig, info, uctx, &previous[i]); /* usually: die */
 }
 
 TF_API int tf_operation_tracer_crash_handler(void)
