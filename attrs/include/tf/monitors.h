@@ -28,7 +28,8 @@ tf_factory *tf_operation_tracer(void);
  * returns the length it needed (like snprintf). */
 size_t tf_operation_context(char *buf, size_t len);
 /* On SIGSEGV, SIGBUS, SIGFPE, SIGILL and SIGABRT print the crashing thread's
- * stack to stderr (async-signal-safe), then die as the signal would. */
+ * stack to stderr (async-signal-safe), then pass the signal to the handler
+ * installed before (with its siginfo), or die as the signal would. */
 int tf_operation_tracer_crash_handler(void);
 
 /* A factory whose monitors forward every event to each of factories' monitors in
