@@ -345,22 +345,27 @@ class Instrumenter {
     return call;
   }
 
-  // Values are built only for monitors that read them: `if (!(mm->ops->flags &
-  // TF_OPS_NO_VALUES)) op(..., build()) else op(..., NULL)`, where `at` is the
-  // position of the built pointer in `rest`.
+  // Values are built only for monitors that read them, and the call is
+  // emitted once: `p = mm->ops->flags & TF_OPS_NO_VALUES ? NULL : build();
+  // op(..., p)`, where `at` is the position of p in `rest`.
   template <typename F>
   void callWithValues(IRBuilder<> &b, Value *mm, int op, std::vector<Value *> rest, size_t at, F build) {
     Value *ops = b.CreateAlignedLoad(i8p, b.CreatePointerCast(mm, TF_PTR_TO(i8p)), Align(8), "tf.ops");
     Value *flagsAddr = b.CreateConstInBoundsGEP1_32(b.getInt8Ty(), ops, OPS_FLAGS_OFFSET);
     Value *flags = b.CreateAlignedLoad(i32, b.CreatePointerCast(flagsAddr, TF_PTR_TO(i32)), Align(4), "tf.flags");
     Value *wanted = b.CreateICmpEQ(b.CreateAnd(flags, u32(OPS_NO_VALUES)), u32(0));
-    Instruction *withT = nullptr, *bareT = nullptr;
-    SplitBlockAndInsertIfThenElse(wanted, &*b.GetInsertPoint(), &withT, &bareT);
-    IRBuilder<> wb(withT), nb(bareT);
-    rest[at] = build(wb);
-    callOp(wb, mm, op, rest);
-    rest[at] = nullp();
-    callOp(nb, mm, op, rest);
+    Instruction *at_ = &*b.GetInsertPoint();
+    BasicBlock *head = at_->getParent();
+    Instruction *fillT = SplitBlockAndInsertIfThen(wanted, at_, false);
+    IRBuilder<> wb(fillT);
+    Value *built = build(wb);
+    BasicBlock *filled = wb.GetInsertBlock();
+    IRBuilder<> cb(at_);
+    PHINode *p = cb.CreatePHI(i8p, 2, "tf.vals");
+    p->addIncoming(nullp(), head);
+    p->addIncoming(built, filled);
+    rest[at] = p;
+    callOp(cb, mm, op, rest);
   }
 
   AllocaInst *entryAlloca(llvm::Function *f, Type *ty, const char *name) {

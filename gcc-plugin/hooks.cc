@@ -46,16 +46,22 @@ static tree values_wanted(tree mm)
     return build2(EQ_EXPR, boolean_type_node, bit, build_int_cst(unsigned_type_node, 0));
 }
 
-/* `if (values_wanted(mm)) { fill; op(..., built) } else op(..., NULL)`:
- * values are built only for monitors that read them. `fill` holds the
- * statements building `built`; `at` is its position in op's arguments. */
+/* `p = 0; if (values_wanted(mm)) { fill; p = built; } op(..., p)`: values
+ * are built only for monitors that read them, and the call is emitted once.
+ * `fill` holds the statements building `built`; `at` is its position in op's
+ * arguments. */
 static tree with_values(tree mm, int offset, std::vector<tree> args, size_t at, tree fill, tree built)
 {
-    args[at] = built;
-    append_to_statement_list(ops_call(mm, offset, args), &fill);
-    args[at] = null_pointer_node;
-    tree bare = ops_call(mm, offset, args);
-    return build3(COND_EXPR, void_type_node, values_wanted(mm), fill, bare);
+    tree p = create_tmp_var(ptr_type_node, "tf_vals");
+    tree list = alloc_stmt_list();
+    append_to_statement_list(build2(MODIFY_EXPR, ptr_type_node, p, null_pointer_node), &list);
+    append_to_statement_list(build2(MODIFY_EXPR, ptr_type_node, p, fold_convert(ptr_type_node, built)), &fill);
+    append_to_statement_list(build3(COND_EXPR, void_type_node, values_wanted(mm), fill,
+                                    build_empty_stmt(UNKNOWN_LOCATION)),
+                             &list);
+    args[at] = p;
+    append_to_statement_list(ops_call(mm, offset, args), &list);
+    return list;
 }
 
 static tree ref(tree obj, const char *field)
