@@ -14,18 +14,13 @@
 
 #include "../registry/internal.h"
 
-void tf__buf_put(tf_buf *b, const char *s, size_t n)
+void tf__buf_put_long(tf_buf *b, const char *s, size_t n)
 {
     if (b->len < b->cap) {
         size_t room = b->cap - b->len;
         memcpy(b->p + b->len, s, n < room ? n : room);
     }
     b->len += n;
-}
-
-void tf__buf_puts(tf_buf *b, const char *s)
-{
-    tf__buf_put(b, s, strlen(s));
 }
 
 void tf__buf_uint(tf_buf *b, uint64_t v)
