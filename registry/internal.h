@@ -141,21 +141,13 @@ extern volatile int tf__exiting;
 const char *tf__env_report(void);
 /* The stream TF_OUTPUT names (stderr by default). */
 FILE *tf__env_output(void);
-/* A fatal-signal handler of libtf is done: hand sig on as it came, to the
- * handler that was there before (with the original siginfo: a sanitizer's,
- * or a program's that fixes the fault and returns), or, if there was none,
- * to the default action, by restoring it and raising sig again. */
-static inline void tf__signal_pass_on(int sig, siginfo_t *info, void *uctx, const struct sigaction *prev)
-{
-    if (prev->sa_flags & SA_SIGINFO) {
-        prev->sa_sigaction(sig, info, uctx);
-    } else if (prev->sa_handler != SIG_DFL && prev->sa_handler != SIG_IGN) {
-        prev->sa_handler(sig);
-    } else {
-        sigaction(sig, prev, NULL);
-        raise(sig);
-    }
-}
+/* Fatal signals (fatal.c): SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT. A libtf
+ * handler catches them all with tf__catch_fatal (nonzero if sigaction
+ * failed) and, when done, hands the signal on with tf__fatal_pass_on. */
+#define TF_NFATAL 5
+extern const int tf__fatal_signals[TF_NFATAL];
+int tf__catch_fatal(void (*fn)(int, siginfo_t *, void *), struct sigaction previous[TF_NFATAL]);
+void tf__fatal_pass_on(int sig, siginfo_t *info, void *uctx, const struct sigaction previous[TF_NFATAL]);
 
 /* out is fully buffered by libtf (TF_OUTPUT): dprint flushes it every 100 ms
  * of tracing and on a fatal signal. */

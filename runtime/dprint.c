@@ -206,10 +206,8 @@ TF_API tf_factory *tf_dprint(FILE *out)
  * abort() (a failed assert) and crashes no longer flush stdio, so the lines
  * that led there would stay in the buffer. The handler flushes what it can
  * without waiting (a stream another thread is writing is skipped), then hands
- * the signal on as it came (tf__signal_pass_on). */
-static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
-#define NFATAL (sizeof fatal_signals / sizeof fatal_signals[0])
-static struct sigaction before_us[NFATAL];
+ * the signal on as it came (tf__fatal_pass_on). */
+static struct sigaction before_us[TF_NFATAL];
 static FILE *volatile buffered_out;
 
 static void flush_on_fatal(int sig, siginfo_t *info, void *uctx)
@@ -219,9 +217,7 @@ static void flush_on_fatal(int sig, siginfo_t *info, void *uctx)
         fflush_unlocked(out);
         funlockfile(out);
     }
-    for (size_t i = 0; i < NFATAL; i++)
-        if (fatal_signals[i] == sig)
-            tf__signal_pass_on(sig, info, uctx, &before_us[i]);
+    tf__fatal_pass_on(sig, info, uctx, before_us);
 }
 
 void tf__dprint_buffered(FILE *out)
@@ -233,11 +229,5 @@ void tf__dprint_buffered(FILE *out)
     f->buffered = 1;
     pthread_mutex_unlock(&f->lock);
     buffered_out = out;
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = flush_on_fatal;
-    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
-    sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < NFATAL; i++)
-        sigaction(fatal_signals[i], &sa, &before_us[i]);
+    tf__catch_fatal(flush_on_fatal, before_us);
 }

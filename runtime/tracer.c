@@ -242,9 +242,7 @@ TF_API size_t tf_operation_context(char *buf, size_t len)
 
 /* ---- crash handler ----------------------------------------------------------- */
 
-static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
-#define NSIG_CRASH (sizeof crash_signals / sizeof crash_signals[0])
-static struct sigaction previous[NSIG_CRASH];
+static struct sigaction previous[TF_NFATAL];
 
 static void on_crash(int sig, siginfo_t *info, void *uctx)
 {
@@ -264,9 +262,7 @@ static void on_crash(int sig, siginfo_t *info, void *uctx)
         b.len = b.cap;
     ssize_t unused = write(2, b.p, b.len);
     (void)unused;
-    for (size_t i = 0; i < NSIG_CRASH; i++)
-        if (crash_signals[i] == sig)
-            tf__signal_pass_on(sig, info, uctx, &previous[i]); /* usually: die */
+    tf__fatal_pass_on(sig, info, uctx, previous); /* usually: die */
 }
 
 TF_API int tf_operation_tracer_crash_handler(void)
@@ -274,14 +270,8 @@ TF_API int tf_operation_tracer_crash_handler(void)
     static char altstack[64 * 1024];
     stack_t ss = {.ss_sp = altstack, .ss_size = sizeof altstack};
     sigaltstack(&ss, NULL); /* this thread can report a stack overflow too */
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = on_crash;
-    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
-    sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < NSIG_CRASH; i++)
-        if (sigaction(crash_signals[i], &sa, &previous[i]) != 0)
-            return TF_EINVAL;
+    if (tf__catch_fatal(on_crash, previous) != 0)
+        return TF_EINVAL;
     tf_operation_tracer();
     return TF_OK;
 }
