@@ -331,9 +331,13 @@ class Instrumenter {
     build(tb);
   }
 
-  CallInst *callOp(IRBuilder<> &b, Value *mm, int op, ArrayRef<Value *> rest) {
-    Value *opsSlot = b.CreatePointerCast(mm, TF_PTR_TO(i8p));
-    Value *ops = b.CreateAlignedLoad(i8p, opsSlot, Align(8), "tf.ops");
+  Value *loadOps(IRBuilder<> &b, Value *mm) {
+    return b.CreateAlignedLoad(i8p, b.CreatePointerCast(mm, TF_PTR_TO(i8p)), Align(8), "tf.ops");
+  }
+
+  // mm->ops->op(mm, rest...); `ops` if the caller loaded mm->ops already.
+  CallInst *callOp(IRBuilder<> &b, Value *mm, int op, ArrayRef<Value *> rest, Value *ops = nullptr) {
+    if (!ops) ops = loadOps(b, mm);
     Value *slot = b.CreateConstInBoundsGEP1_32(i8p, b.CreatePointerCast(ops, TF_PTR_TO(i8p)), unsigned(op));
     Value *fn = b.CreateAlignedLoad(i8p, slot, Align(8), "tf.hook");
     std::vector<Type *> params{i8p};
@@ -350,7 +354,7 @@ class Instrumenter {
   // op(..., p)`, where `at` is the position of p in `rest`.
   template <typename F>
   void callWithValues(IRBuilder<> &b, Value *mm, int op, std::vector<Value *> rest, size_t at, F build) {
-    Value *ops = b.CreateAlignedLoad(i8p, b.CreatePointerCast(mm, TF_PTR_TO(i8p)), Align(8), "tf.ops");
+    Value *ops = loadOps(b, mm);  // once, for the flags and the call (also at -O0)
     Value *flagsAddr = b.CreateConstInBoundsGEP1_32(b.getInt8Ty(), ops, OPS_FLAGS_OFFSET);
     Value *flags = b.CreateAlignedLoad(i32, b.CreatePointerCast(flagsAddr, TF_PTR_TO(i32)), Align(4), "tf.flags");
     Value *wanted = b.CreateICmpEQ(b.CreateAnd(flags, u32(OPS_NO_VALUES)), u32(0));
@@ -365,7 +369,7 @@ class Instrumenter {
     p->addIncoming(nullp(), head);
     p->addIncoming(built, filled);
     rest[at] = p;
-    callOp(cb, mm, op, rest);
+    callOp(cb, mm, op, rest, ops);
   }
 
   AllocaInst *entryAlloca(llvm::Function *f, Type *ty, const char *name) {

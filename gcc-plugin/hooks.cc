@@ -23,44 +23,53 @@ static tree ops_type(int offset)
     return t;
 }
 
-/* mm->ops->fn(args...): two loads through `char *` MEM_REFs (alias set 0,
- * so no type-based assumption about the runtime's structs), then a call that
- * is marked nothrow: hooks never throw, so they add no EH edges. */
-static tree ops_call(tree mm, int offset, const std::vector<tree> &args)
+/* The field of type `type` at `offset` bytes into what p points to, read
+ * through a `char *` MEM_REF (alias set 0, so no type-based assumption about
+ * the runtime's structs). */
+static tree field_at(tree p, tree type, int offset)
 {
-    tree char_ptr = build_pointer_type(char_type_node);
-    tree ops = build2(MEM_REF, ptr_type_node, mm, build_int_cst(char_ptr, 0));
-    tree fn = build2(MEM_REF, build_pointer_type(ops_type(offset)), ops, build_int_cst(char_ptr, offset));
+    return build2(MEM_REF, type, p, build_int_cst(build_pointer_type(char_type_node), offset));
+}
+
+/* ops->fn(args...), marked nothrow: hooks never throw, so they add no EH edges. */
+static tree call_through(tree ops, int offset, const std::vector<tree> &args)
+{
+    tree fn = field_at(ops, build_pointer_type(ops_type(offset)), offset);
     tree call = build_call_array_loc(UNKNOWN_LOCATION, void_type_node, fn, args.size(), args.data());
     TREE_NOTHROW(call) = 1;
     return call;
 }
 
-/* `(mm->ops->flags & TF_OPS_NO_VALUES) == 0`: the monitor reads values. */
-static tree values_wanted(tree mm)
+/* mm->ops->fn(args...). */
+static tree ops_call(tree mm, int offset, const std::vector<tree> &args)
 {
-    tree char_ptr = build_pointer_type(char_type_node);
-    tree ops = build2(MEM_REF, ptr_type_node, mm, build_int_cst(char_ptr, 0));
-    tree flags = build2(MEM_REF, unsigned_type_node, ops, build_int_cst(char_ptr, OPS_FLAGS));
+    return call_through(field_at(mm, ptr_type_node, 0), offset, args);
+}
+
+/* `(ops->flags & TF_OPS_NO_VALUES) == 0`: the monitor reads values. */
+static tree values_wanted(tree ops)
+{
+    tree flags = field_at(ops, unsigned_type_node, OPS_FLAGS);
     tree bit = build2(BIT_AND_EXPR, unsigned_type_node, flags, build_int_cst(unsigned_type_node, OPS_NO_VALUES));
     return build2(EQ_EXPR, boolean_type_node, bit, build_int_cst(unsigned_type_node, 0));
 }
 
-/* `p = 0; if (values_wanted(mm)) { fill; p = built; } op(..., p)`: values
- * are built only for monitors that read them, and the call is emitted once.
- * `fill` holds the statements building `built`; `at` is its position in op's
- * arguments. */
+/* `ops = mm->ops; p = 0; if (values_wanted(ops)) { fill; p = built; }
+ * ops->op(..., p)`: values are built only for monitors that read them; ops
+ * is loaded once and the call emitted once. `fill` holds the statements
+ * building `built`; `at` is its position in op's arguments. */
 static tree with_values(tree mm, int offset, std::vector<tree> args, size_t at, tree fill, tree built)
 {
-    tree p = create_tmp_var(ptr_type_node, "tf_vals");
+    tree ops = create_tmp_var(ptr_type_node, "tf_ops"), p = create_tmp_var(ptr_type_node, "tf_vals");
     tree list = alloc_stmt_list();
+    append_to_statement_list(build2(MODIFY_EXPR, ptr_type_node, ops, field_at(mm, ptr_type_node, 0)), &list);
     append_to_statement_list(build2(MODIFY_EXPR, ptr_type_node, p, null_pointer_node), &list);
     append_to_statement_list(build2(MODIFY_EXPR, ptr_type_node, p, fold_convert(ptr_type_node, built)), &fill);
-    append_to_statement_list(build3(COND_EXPR, void_type_node, values_wanted(mm), fill,
+    append_to_statement_list(build3(COND_EXPR, void_type_node, values_wanted(ops), fill,
                                     build_empty_stmt(UNKNOWN_LOCATION)),
                              &list);
     args[at] = p;
-    append_to_statement_list(ops_call(mm, offset, args), &list);
+    append_to_statement_list(call_through(ops, offset, args), &list);
     return list;
 }
 
