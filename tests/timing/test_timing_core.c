@@ -432,6 +432,18 @@ NOINLINE static void throwing_parse(void)
     }
 }
 
+/* After one parse_file call that ended abruptly with 1 ns of self time, the
+ * stack is empty again: a new top-level call (2 ns, all self) adds to it,
+ * and nothing was left unmatched or abandoned. */
+static void assert_stack_empty_again(void)
+{
+    parse_file(body_worker);
+    tf_timing_stats p = stats("wc.parse_file");
+    assert_int_equal(p.count, 2);
+    assert_ns(p.self_ns, 1 + 2);
+    assert_int_equal(p.unmatched_exits + p.abandoned, 0);
+}
+
 static void test_exception_unwind(void **state)
 {
     throwing_parse();
@@ -443,12 +455,7 @@ static void test_exception_unwind(void **state)
     assert_int_equal(p.unwinds, 1);
     assert_ns(p.total_ns, 5);
     assert_ns(p.self_ns, 1);
-    /* The stack is empty again: a new top-level call is all self. */
-    parse_file(body_worker);
-    p = stats("wc.parse_file");
-    assert_int_equal(p.count, 2);
-    assert_ns(p.self_ns, 1 + 2);
-    assert_int_equal(p.unmatched_exits + p.abandoned, 0);
+    assert_stack_empty_again();
 }
 
 /* ---- longjmp ---------------------------------------------------------------------- */
@@ -524,11 +531,7 @@ static void test_longjmp_out_of_every_frame(void **state)
     assert_int_equal(p.longjmps, 1);
     assert_ns(p.total_ns, 11);
     assert_ns(p.self_ns, 1);
-    parse_file(body_worker);
-    p = stats("wc.parse_file");
-    assert_int_equal(p.count, 2);
-    assert_ns(p.self_ns, 1 + 2);
-    assert_int_equal(p.unmatched_exits + p.abandoned, 0);
+    assert_stack_empty_again();
 }
 
 /* ---- unmatched exits and odd input ------------------------------------------------ */
