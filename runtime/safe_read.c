@@ -89,17 +89,26 @@ static void on_fault(int sig, siginfo_t *info, void *uctx)
             tf__pass_on(sig, info, uctx, &before_probe[i]);
 }
 
-static int (*real_sigaction)(int, const struct sigaction *, struct sigaction *);
+#ifdef __GLIBC__
+/* glibc's own name for it: no dlsym, which may allocate, when a sanitizer
+ * runtime installs its handlers before anything is initialised. */
+extern int __sigaction(int, const struct sigaction *, struct sigaction *);
+#endif
 
 int tf__real_sigaction(int sig, const struct sigaction *sa, struct sigaction *old)
 {
-    if (!real_sigaction)
-        *(void **)&real_sigaction = dlsym(RTLD_NEXT, "sigaction");
-    if (!real_sigaction) {
+#ifdef __GLIBC__
+    return __sigaction(sig, sa, old);
+#else
+    static int (*real)(int, const struct sigaction *, struct sigaction *);
+    if (!real)
+        *(void **)&real = dlsym(RTLD_NEXT, "sigaction");
+    if (!real) {
         errno = ENOSYS;
         return -1;
     }
-    return real_sigaction(sig, sa, old);
+    return real(sig, sa, old);
+#endif
 }
 
 /* Once, from the first probe of the process (any thread, maybe inside a
@@ -125,19 +134,28 @@ static int install_probe_handler(void)
     return __atomic_load_n(&probe_state, __ATOMIC_ACQUIRE);
 }
 
-/* The program (or a library) takes over a fault signal: from now on a probe
- * fault would not come to libtf first. */
-static void note_handler_change(int sig, int changes)
+#if TF_PROBE_BY_FAULT
+/* The program (or a library) takes a fault signal over after libtf: from now
+ * on a probe fault would not come to libtf first. (A handler installed before
+ * libtf's is no matter: libtf's hands faults it does not expect on to it.)
+ * Sanitizer builds of libtf define neither function: their runtimes call
+ * sigaction before they can run instrumented code. */
+static void note_handler_change(int sig)
 {
-    if (changes && (sig == SIGSEGV || sig == SIGBUS))
-        __atomic_store_n(&probe_state, PROBE_SUPERSEDED, __ATOMIC_RELEASE);
+    if (sig != SIGSEGV && sig != SIGBUS)
+        return;
+    for (int s = __atomic_load_n(&probe_state, __ATOMIC_ACQUIRE);
+         s == PROBE_INSTALLING || s == PROBE_LIVE;)
+        if (__atomic_compare_exchange_n(&probe_state, &s, PROBE_SUPERSEDED, 0,
+                                        __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            break;
 }
 
 TF_API int sigaction(int sig, const struct sigaction *sa, struct sigaction *old)
 {
     int rc = tf__real_sigaction(sig, sa, old);
-    if (rc == 0)
-        note_handler_change(sig, sa != NULL);
+    if (rc == 0 && sa)
+        note_handler_change(sig);
     return rc;
 }
 
@@ -151,6 +169,7 @@ TF_API sighandler_t signal(int sig, sighandler_t handler)
     sigaddset(&sa.sa_mask, sig);
     return sigaction(sig, &sa, &old) == 0 ? old.sa_handler : SIG_ERR;
 }
+#endif
 
 /* Copies bytes of src into dst until a NUL (not copied), max bytes or an
  * unreadable byte; returns how many were copied and sets *end. */
