@@ -124,7 +124,7 @@ int tf__register_trusted(const char *group, tf_factory *f);
 int tf__permitted(const void *caller, const char *what);
 void tf__permission_init(void);
 /* fork: every runtime lock is taken before fork and released after it, in
- * one order (registry, permission, dprint streams, timing), from the single
+ * one order (env, factories, registry, permission, dprint streams, timing), from the single
  * pthread_atfork handler in runtime/init.c. pthread_atfork handlers of
  * separate modules would run in reverse registration order and could invert
  * the registry -> timing order that monitor creation uses. */
@@ -136,11 +136,30 @@ void tf__timing_fork(int phase);
 /* Nonzero once exit() has begun: monitors are then never destroyed. */
 extern volatile int tf__exiting;
 
-/* ---- environment (runtime/env.c) ------------------------------------------- */
-/* TF_REPORT as given (NULL if unset or ignored); "-" means stderr. */
-const char *tf__env_report(void);
+/* ---- environment (runtime/env.c, factories.c) ------------------------------ */
 /* The stream TF_OUTPUT names (stderr by default). */
 FILE *tf__env_output(void);
+/* Applies TF_MONITORS (once, from libtf's constructor). */
+void tf__env_init(void);
+void tf__env_fork(int phase);
+/* Built-in factories register under a name TF_MONITORS can use, from their
+ * own file (before libtf's constructor applies TF_MONITORS):
+ *   TF_ENV_FACTORY(dprint, "dprint", "one line per event to TF_OUTPUT", make);
+ * make is a tf_factory_maker, called once, on first use. */
+#define TF_ENV_FACTORY(id, name, help, make)                                   \
+    __attribute__((constructor(101))) static void tf__env_factory_##id(void)   \
+    {                                                                          \
+        tf_env_add_factory(name, make, help);                                  \
+    }
+int tf__factory_name_valid(const char *name);
+/* The factory registered (or loadable) as name, made on first use; NULL if
+ * *unknown, or if it could not be made. why: what went wrong loading it. */
+tf_factory *tf__factory_named(const char *name, int *unknown, char *why, size_t len);
+void tf__factories_known(char *buf, size_t len); /* "a, b, c", sorted */
+void tf__factories_help(FILE *out);
+/* fn runs after each tf_env_add_factory (TF_MONITORS items may wait for it). */
+void tf__factories_on_add(void (*fn)(void));
+void tf__factories_fork(int phase);
 /* Fatal signals (fatal.c): SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT. A libtf
  * handler catches them all with tf__catch_fatal (nonzero if sigaction
  * failed) and, when done, hands the signal on with tf__fatal_pass_on. */
@@ -155,14 +174,5 @@ void tf__dprint_buffered(FILE *out);
 /* Opens path for writing as TF does for every file it creates: O_NOFOLLOW,
  * mode 0600, truncated. NULL and errno on failure. */
 FILE *tf__create_file(const char *path);
-/* Parses a TF_MONITORS value and registers what it names; reports each bad item
- * once on err; returns the number of bad items. */
-int tf__env_apply(const char *value, FILE *err);
-/* Reads TF_REPORT and TF_MONITORS (once, from libtf's constructor). */
-void tf__env_init(void);
-
-/* ---- timing (runtime/timing*.c) -------------------------------------------- */
-/* The factory `timing` in TF_MONITORS names, set up for TF_REPORT at exit. */
-tf_factory *tf__timing_env_factory(void);
 
 #endif

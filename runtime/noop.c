@@ -30,3 +30,9 @@ TF_API tf_factory *tf_noop(void)
 {
     return &noop_factory;
 }
+
+static tf_factory *make_noop(const char *name)
+{
+    return tf_noop();
+}
+TF_ENV_FACTORY(noop, "noop", "does nothing: what the hooks alone cost", make_noop)

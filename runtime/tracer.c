@@ -205,6 +205,12 @@ TF_API tf_factory *tf_operation_tracer(void)
     return &tracer_factory;
 }
 
+static tf_factory *make_tracer(const char *name)
+{
+    return tf_operation_tracer();
+}
+TF_ENV_FACTORY(tracer, "tracer", "keeps each thread's stack of calls with their arguments", make_tracer)
+
 /* ---- rendering (async-signal-safe: no allocation, no locks, no stdio) ---------- */
 
 static void render(tf_buf *b, const struct stack *s)
