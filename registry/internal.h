@@ -120,6 +120,11 @@ void tf__thread_name(char name[16]);
 /* ---- registry internals ---------------------------------------------------- */
 /* Registers without the caller check (environment activation, tests of policy). */
 int tf__register_trusted(const char *group, tf_factory *f);
+/* Calls fn with group's name and then each group containing it (its
+ * ancestors in the group graph), nearest first, each once, until fn returns
+ * nonzero, and returns that. Takes no lock: callable from a factory's
+ * create, which runs under the registry's. */
+int tf__group_each_container(const char *group, int (*fn)(const char *name, void *arg), void *arg);
 /* Permission check for the module containing caller; records a denial. */
 int tf__permitted(const void *caller, const char *what);
 void tf__permission_init(void);
