@@ -70,6 +70,20 @@ struct tu_entry {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct group *groups;
 static struct tu_entry *tus;
+static tf__monitor_maker maker;
+static volatile int exiting;
+
+void tf__registry_set_maker(tf__monitor_maker make)
+{
+    pthread_mutex_lock(&lock);
+    maker = make;
+    pthread_mutex_unlock(&lock);
+}
+
+void tf__registry_exiting(void)
+{
+    exiting = 1;
+}
 
 void tf__registry_fork(int phase)
 {
@@ -262,7 +276,7 @@ static struct made *make(struct slot *s, const tf_tu *tu, tf_factory *const *set
     }
     memcpy(m->set, set, (size_t)n * sizeof *set);
     m->n = n;
-    m->monitor = tf__compose_create(set, (size_t)n, tu); /* one factory: its own monitor */
+    m->monitor = maker ? maker(set, (size_t)n, tu) : NULL; /* one factory: its own monitor */
     if (!m->monitor) {
         fprintf(stderr, "tf: %s: factory '%s' created no monitor for group '%s'\n",
                 tu->file, set[0]->name ? set[0]->name : "?", s->group->name);
@@ -480,7 +494,7 @@ static void free_slot(struct slot *s)
     struct made *next;
     for (struct made *m = s->made; m; m = next) {
         next = m->next;
-        if (!tf__exiting && m->monitor->ops->destroy)
+        if (!exiting && m->monitor->ops->destroy)
             m->monitor->ops->destroy(m->monitor);
         free(m->set);
         free(m);

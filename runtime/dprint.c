@@ -18,7 +18,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../registry/internal.h"
+#include "internal.h"
 
 #define LINE_MAX_BYTES 4096
 

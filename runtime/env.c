@@ -21,7 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../registry/internal.h"
+#include "internal.h"
 #include "config.h"
 
 static FILE *output;

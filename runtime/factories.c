@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../registry/internal.h"
+#include "internal.h"
 
 struct entry {
     char *name, *help;

@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "../registry/internal.h"
+#include "internal.h"
 
 const int tf__fatal_signals[TF_NFATAL] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 

@@ -9,14 +9,12 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "../registry/internal.h"
+#include "internal.h"
 #include "config.h"
-
-volatile int tf__exiting;
 
 static void mark_exiting(void)
 {
-    tf__exiting = 1;
+    tf__registry_exiting();
 }
 
 static void fork_prepare(void)
@@ -52,6 +50,7 @@ static void fork_child(void)
 __attribute__((constructor)) static void tf_init(void)
 {
     pthread_atfork(fork_prepare, fork_parent, fork_child);
+    tf__registry_set_maker(tf__compose_create);
     tf__config_init();
     tf__permission_init();
     tf__env_init();

@@ -4,7 +4,7 @@
  */
 #include <stdlib.h>
 
-#include "../registry/internal.h"
+#include "internal.h"
 
 static void n_enter(tf_monitor *self, int id, const tf_args *args) {}
 static void n_info(tf_monitor *self, const tf_args *args, int caller, int id, tf_tp_type tp) {}

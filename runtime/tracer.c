@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../registry/internal.h"
+#include "internal.h"
 
 #define TRACER_ARGS 8
 #define TRACER_STR (TF_STR_MAX + 1) /* one more than shown, so a cut still shows "..." */

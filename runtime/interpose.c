@@ -1,10 +1,11 @@
 /*
- * longjmp.c: keeps per-thread stacks right across longjmp (DESIGN.md section 4:
- * monitors that keep per-thread stacks must resynchronise after longjmp
- * skipped frames).
+ * interpose.c: the libc functions libtf defines itself, which the program's
+ * calls bind to before libc's (as sanitizer runtimes do); each does its part
+ * and then calls libc's own function (dlsym RTLD_NEXT).
  *
- * libtf defines longjmp, siglongjmp, _longjmp and __longjmp_chk, which the
- * program's calls bind to before libc's (as sanitizer runtimes do). Each tells
+ * longjmp, siglongjmp, _longjmp and __longjmp_chk keep per-thread stacks
+ * right (DESIGN.md section 4: monitors that keep per-thread stacks must
+ * resynchronise after longjmp skipped frames). Each tells
  * the registered monitors the stack pointer the jump lands on, then jumps with
  * libc's own function. The target is read from the jmp_buf, where glibc on
  * x86_64 stores it mangled with the thread's pointer guard; elsewhere, or if
@@ -14,10 +15,13 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
+#include <errno.h>
 #include <setjmp.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
 
-#include "../registry/internal.h"
+#include "internal.h"
 
 #define MAX_FNS 8
 static tf__longjmp_fn fns[MAX_FNS];
@@ -86,3 +90,41 @@ INTERPOSE(longjmp)
 INTERPOSE(siglongjmp)
 INTERPOSE(_longjmp)
 INTERPOSE(__longjmp_chk)
+
+/* ---- thread names ---------------------------------------------------------------
+ * Every dprint line starts with the thread's name. Asking the kernel costs a
+ * syscall (prctl), which was half of a dprint line's time, so each thread
+ * keeps its name and reads it again only after a rename. libtf's
+ * pthread_setname_np renames with libc's function and moves the generation
+ * on, and every thread rereads its name at its next line. A thread
+ * that renames itself with prctl(PR_SET_NAME) directly is not seen. */
+static unsigned long name_generation = 1;
+static TF_TLS struct {
+    unsigned long generation; /* 0: not read yet */
+    char name[16];
+} own_name;
+
+void tf__thread_name(char name[16])
+{
+    unsigned long g = __atomic_load_n(&name_generation, __ATOMIC_ACQUIRE);
+    if (own_name.generation != g) {
+        if (prctl(PR_GET_NAME, own_name.name) != 0)
+            strcpy(own_name.name, "?");
+        own_name.name[15] = 0;
+        own_name.generation = g;
+    }
+    memcpy(name, own_name.name, 16);
+}
+
+TF_API int pthread_setname_np(pthread_t thread, const char *name)
+{
+    static int (*libc_fn)(pthread_t, const char *);
+    int (*fn)(pthread_t, const char *) = __atomic_load_n(&libc_fn, __ATOMIC_RELAXED);
+    if (!fn) {
+        *(void **)&fn = dlsym(RTLD_NEXT, "pthread_setname_np");
+        __atomic_store_n(&libc_fn, fn, __ATOMIC_RELAXED);
+    }
+    int rc = fn ? fn(thread, name) : ENOSYS;
+    __atomic_add_fetch(&name_generation, 1, __ATOMIC_RELEASE);
+    return rc;
+}

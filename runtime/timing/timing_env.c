@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "../config.h"
 #include "timing_internal.h"
 
 static tt_manager *env_manager;
