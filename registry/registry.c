@@ -178,14 +178,25 @@ static void add_edge(struct group *g, struct group *sub, const tf_tu *tu)
                 g->name, sub->name);
 }
 
+/* Grows v (which starts as the caller's array small, of *cap entries) to
+ * twice its size; NULL if out of memory. Registration is common enough (a
+ * program may register and clear in a loop) not to allocate each time. */
+static void *grow(void *v, void *small, int *cap, size_t size)
+{
+    void *nv = v == small ? malloc(2 * (size_t)*cap * size) : realloc(v, 2 * (size_t)*cap * size);
+    if (nv && v == small)
+        memcpy(nv, small, (size_t)*cap * size);
+    if (nv)
+        *cap *= 2;
+    return nv;
+}
+
 /* Visits h and every group containing it, nearest first, each once, until
  * visit returns nonzero; returns that, or TF_ENOMEM. Needs no lock. */
 static int each_container(struct group *h, int (*visit)(struct group *, void *), void *arg)
 {
-    struct group **queue = malloc(16 * sizeof *queue);
-    int head = 0, tail = 0, cap = 16, rc = 0;
-    if (!queue)
-        return TF_ENOMEM;
+    struct group *small[32], **queue = small;
+    int head = 0, tail = 0, cap = 32, rc = 0;
     queue[tail++] = h;
     while (head < tail && !rc) {
         struct group *g = queue[head++];
@@ -197,20 +208,22 @@ static int each_container(struct group *h, int (*visit)(struct group *, void *),
                 seen = queue[j] == p;
             if (seen)
                 continue;
-            struct group **q = tail < cap ? queue : realloc(queue, (size_t)(cap *= 2) * sizeof *q);
+            struct group **q = tail < cap ? queue : grow(queue, small, &cap, sizeof *q);
             if (!q)
                 rc = TF_ENOMEM;
             else
                 (queue = q)[tail++] = p;
         }
     }
-    free(queue);
+    if (queue != small)
+        free(queue);
     return rc;
 }
 
 struct factory_set {
     tf_factory **v;
     int n, cap;
+    tf_factory *small[16];
 };
 
 static int add_factory(struct group *g, void *arg)
@@ -222,7 +235,7 @@ static int add_factory(struct group *g, void *arg)
         if (s->v[i] == g->factory)
             return 0;
     if (s->n == s->cap) {
-        tf_factory **v = realloc(s->v, (size_t)(s->cap = 2 * s->cap + 4) * sizeof *v);
+        tf_factory **v = grow(s->v, s->small, &s->cap, sizeof *v);
         if (!v)
             return TF_ENOMEM;
         s->v = v;
@@ -232,11 +245,19 @@ static int add_factory(struct group *g, void *arg)
 }
 
 /* The factories reaching group h: its own, then its ancestors' nearest first;
- * each factory once. Lock held; the caller frees s->v. */
+ * each factory once. Lock held; the caller calls set_free. */
 static int factories_for(struct group *h, struct factory_set *s)
 {
-    *s = (struct factory_set){NULL, 0, 0};
+    s->v = s->small;
+    s->n = 0;
+    s->cap = 16;
     return each_container(h, add_factory, s);
+}
+
+static void set_free(struct factory_set *s)
+{
+    if (s->v != s->small)
+        free(s->v);
 }
 
 struct name_visit {
@@ -302,7 +323,7 @@ static void update_tu(struct tu_entry *e)
             __atomic_store_n(e->tu->groups[i].holder, s->current ? s->current->monitor : NULL,
                              __ATOMIC_RELEASE);
         }
-        free(set.v);
+        set_free(&set);
     }
 }
 
