@@ -19,7 +19,9 @@ for tool in "$P"/bin/*; do
     "$tool" --help > "$prefix.help" 2>&1 < /dev/null || fail "$(basename "$tool") --help failed: $(cat "$prefix.help")"
     grep -qi 'usage' "$prefix.help" || fail "$(basename "$tool") --help prints no usage"
 done
-leaks=$(grep -rlF -e "$src" -e "$(realpath "$build")" "$P/lib/cmake" "$P/lib/pkgconfig" "$P/include" || true)
+# (The prefix itself may lie in the build tree: its own paths are no leak.)
+leaks=$(grep -rF "$src" "$P/lib/cmake" "$P/lib/pkgconfig" "$P/include" | sed "s|$P||g" |
+        grep -F -e "$src" -e "$(realpath "$build")" || true)
 [ -z "$leaks" ] || fail "installed files name the source or build tree: $leaks"
 grep -qx "prefix=$P" "$P/lib/pkgconfig/tf.pc" || fail "tf.pc does not name the prefix $P"
 echo "install: $P complete"
