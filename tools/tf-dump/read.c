@@ -17,12 +17,15 @@
 
 #include "dump.h"
 #include "fields.h"
+#include "salvage.h"
 
 struct reader {
     td_output *out;
     int failed;            /* an output said stop */
     uint64_t discarded;    /* events the recorder could not keep */
     uint64_t events;
+    const bt_stream *last_stream; /* where the latest packet began */
+    uint64_t packets;             /* packets begun in it so far */
 };
 
 static int64_t clock_ns(const bt_message *msg)
@@ -70,6 +73,13 @@ static void on_discarded(struct reader *r, const bt_message *msg)
         r->discarded += n;
 }
 
+static void on_packet(struct reader *r, const bt_message *msg)
+{
+    const bt_stream *s = bt_packet_borrow_stream_const(bt_message_packet_beginning_borrow_packet_const(msg));
+    r->packets = s == r->last_stream ? r->packets + 1 : 1;
+    r->last_stream = s;
+}
+
 static bt_graph_simple_sink_component_consume_func_status consume(bt_message_iterator *it,
                                                                   void *arg)
 {
@@ -88,6 +98,8 @@ static bt_graph_simple_sink_component_consume_func_status consume(bt_message_ite
             on_event(r, msgs[i]);
         else if (bt_message_get_type(msgs[i]) == BT_MESSAGE_TYPE_DISCARDED_EVENTS)
             on_discarded(r, msgs[i]);
+        else if (bt_message_get_type(msgs[i]) == BT_MESSAGE_TYPE_PACKET_BEGINNING)
+            on_packet(r, msgs[i]);
         bt_message_put_ref(msgs[i]);
     }
     return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
@@ -99,7 +111,7 @@ static bt_value *found_inputs;
 static int visit(const char *p, const struct stat *st, int type, struct FTW *ftw)
 {
     size_t n = strlen(p);
-    if (type == FTW_F && n >= 9 && strcmp(p + n - 9, "/metadata") == 0) {
+    if ((type == FTW_F || type == FTW_SL) && n >= 9 && strcmp(p + n - 9, "/metadata") == 0) {
         char *dir = strndup(p, n - 9);
         if (dir)
             bt_value_array_append_string_element(found_inputs, dir);
@@ -168,8 +180,9 @@ static int build(bt_graph *g, bt_value *inputs, struct reader *r)
     const bt_component_sink *sink = NULL;
     int rc = -1;
     if (fs && mx && params && bt_value_map_insert_entry(params, "inputs", inputs) == 0 &&
-        bt_graph_add_source_component(g, fs, "src", params, BT_LOGGING_LEVEL_NONE, &src) == 0 &&
-        bt_graph_add_filter_component(g, mx, "mux", NULL, BT_LOGGING_LEVEL_NONE, &mux) == 0 &&
+        bt_graph_add_source_component(g, fs, "src", params, BT_LOGGING_LEVEL_NONE, &src) != 0)
+        rc = -2;
+    else if (src && bt_graph_add_filter_component(g, mx, "mux", NULL, BT_LOGGING_LEVEL_NONE, &mux) == 0 &&
         bt_graph_add_simple_sink_component(g, "sink", NULL, consume, NULL, r, &sink) == 0)
         rc = connect_all(g, src, mux, sink);
     bt_value_put_ref(params);
@@ -179,38 +192,118 @@ static int build(bt_graph *g, bt_value *inputs, struct reader *r)
 }
 
 /* babeltrace2's causes, innermost last; the ctf source names file and offset. */
-static void report_error(const char *path)
+/* ctf.fs names its ports "<uuid> | <id> | <file>": the file that failed. */
+static char *failed_file(const bt_error *err, uint64_t n)
+{
+    for (uint64_t i = 0; i < n; i++) {
+        const char *m = bt_error_cause_get_message(bt_error_borrow_cause_by_index(err, i));
+        const char *p = strstr(m, "iter-upstream-comp-name=\"src\"");
+        p = p ? strstr(p, "port-name=\"") : NULL;
+        const char *bar = p ? strrchr(p, '|') : NULL, *end = bar ? strchr(bar, '"') : NULL;
+        if (end && bar[1] == ' ')
+            return strndup(bar + 2, (size_t)(end - bar - 2));
+    }
+    return NULL;
+}
+
+static void report_error(const struct reader *r, const char *path)
 {
     const bt_error *err = bt_current_thread_take_error();
-    fprintf(stderr, "tf-dump: %s: damaged or unreadable trace\n", path);
     uint64_t n = err ? bt_error_get_cause_count(err) : 0;
-    for (uint64_t i = n; i > 0; i--)
+    char *file = err ? failed_file(err, n) : NULL;
+    const char *name = r->last_stream ? bt_stream_get_name(r->last_stream) : NULL;
+    long long at = file && name && strcmp(name, file) == 0 ? td_packet_offset(file, r->packets) : -1;
+    if (at >= 0)
+        fprintf(stderr, "tf-dump: %s: damaged in the packet at offset %lld; the events from there "
+                "on are missing. babeltrace2 says:\n", file, at);
+    else
+        fprintf(stderr, "tf-dump: %s: damaged or unreadable trace. babeltrace2 says:\n", file ? file : path);
+    free(file);
+    for (uint64_t i = n < 3 ? n : 3; i > 0; i--) /* the innermost: the others say "failed" */
         fprintf(stderr, "  %s\n", bt_error_cause_get_message(bt_error_borrow_cause_by_index(err, i - 1)));
     if (err)
         bt_error_release(err);
 }
 
-int td_read(const char *path, td_output *out)
+static bt_value *one_input(const char *dir)
 {
-    struct reader r = {out, 0, 0, 0};
-    bt_value *inputs = find_traces(path);
-    if (!inputs)
-        return 1;
+    bt_value *inputs = bt_value_array_create();
+    if (inputs && bt_value_array_append_string_element(inputs, dir) != 0) {
+        bt_value_put_ref(inputs);
+        inputs = NULL;
+    }
+    return inputs;
+}
+
+int td_ctf_readable(const char *dir)
+{
+    bt_value *inputs = one_input(dir);
+    const bt_component_class_source *fs = inputs ? component_class("ctf", "fs", 1) : NULL;
+    bt_value *params = bt_value_map_create();
     bt_graph *g = bt_graph_create(0);
-    int rc = g ? build(g, inputs, &r) : -1;
+    int ok = fs && params && g && bt_value_map_insert_entry(params, "inputs", inputs) == 0 &&
+             bt_graph_add_source_component(g, fs, "src", params, BT_LOGGING_LEVEL_NONE, NULL) == 0;
+    bt_current_thread_clear_error();
+    bt_graph_put_ref(g);
+    bt_value_put_ref(params);
+    bt_value_put_ref(inputs);
+    bt_component_class_source_put_ref(fs);
+    return ok;
+}
+
+/* The graph over inputs, run to its end: 0, -2 if the source refused the
+ * traces (before any event), -1 on a later error (reported). */
+static int run(struct reader *r, bt_value *inputs, const char *path)
+{
+    bt_graph *g = bt_graph_create(0);
+    int rc = g ? build(g, inputs, r) : -1;
     bt_graph_run_status st = BT_GRAPH_RUN_STATUS_ERROR;
     if (rc == 0) {
         do
             st = bt_graph_run(g);
-        while (st == BT_GRAPH_RUN_STATUS_AGAIN && !r.failed);
+        while (st == BT_GRAPH_RUN_STATUS_AGAIN && !r->failed);
+        rc = st == BT_GRAPH_RUN_STATUS_OK ? 0 : -1;
     }
-    if (st != BT_GRAPH_RUN_STATUS_OK && !r.failed)
-        report_error(path);
+    if (rc == -2)
+        bt_current_thread_clear_error();
+    else if (rc != 0 && !r->failed)
+        report_error(r, path);
+    bt_graph_put_ref(g);
+    return rc;
+}
+
+/* Reads what salvage.c can save of inputs; always a failure. */
+static int run_salvaged(struct reader *r, bt_value *inputs, const char *path)
+{
+    uint64_t n = bt_value_array_get_length(inputs);
+    const char **dirs = calloc(n + 1, sizeof *dirs);
+    for (uint64_t i = 0; dirs && i < n; i++)
+        dirs[i] = bt_value_string_get(bt_value_array_borrow_element_by_index_const(inputs, i));
+    char *root = dirs ? td_salvage(dirs, n) : NULL;
+    free(dirs);
+    bt_value *saved = root ? find_traces(root) : NULL;
+    if (saved && run(r, saved, path) == -2)
+        fprintf(stderr, "tf-dump: %s: nothing in it could be read\n", path);
+    bt_value_put_ref(saved);
+    if (root)
+        td_salvage_remove(root);
+    free(root);
+    return -1;
+}
+
+int td_read(const char *path, td_output *out)
+{
+    struct reader r = {.out = out};
+    bt_value *inputs = find_traces(path);
+    if (!inputs)
+        return 1;
+    int rc = run(&r, inputs, path);
+    if (rc == -2)
+        rc = run_salvaged(&r, inputs, path);
     if (r.discarded)
         fprintf(stderr, "tf-dump: %s: the recording lost %llu events (the recorder could not "
                 "keep them; they are missing above)\n", path, (unsigned long long)r.discarded);
     int finish = out->finish(out->self);
-    bt_graph_put_ref(g);
     bt_value_put_ref(inputs);
-    return st != BT_GRAPH_RUN_STATUS_OK || r.failed || finish ? 1 : 0;
+    return rc != 0 || r.failed || finish ? 1 : 0;
 }
