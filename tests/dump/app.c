@@ -4,6 +4,7 @@
  * own. Registers dprint (argv[1]) and logmon (argv[2]) on its group, so both
  * see the same run. Calls made: work 3, leaf 3 * (N + 1), show 3.
  */
+#define _GNU_SOURCE
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>

@@ -15,7 +15,7 @@ LINE = re.compile(r"^\((?P<thread>[^)]*)\): (?P<func>[\w.]+?)(?P<rest>->|<-|::|:
 
 
 def fail(msg):
-    print("check.py: " + msg)
+    print("check.py: %s: %s" % (sys.argv[2], msg))
     sys.exit(1)
 
 

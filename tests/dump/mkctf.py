@@ -56,9 +56,19 @@ def pack(kind, value):
     return b""
 
 
+def c_string(s):
+    """dprint's string syntax: C escapes, octal for other bytes, cut at 64 bytes"""
+    named = {7: "\\a", 8: "\\b", 12: "\\f", 10: "\\n", 13: "\\r", 9: "\\t", 11: "\\v",
+             92: "\\\\", 34: '\\"'}
+    b = s.encode()
+    out = "".join(named.get(c) or (chr(c) if 0x20 <= c < 0x7f else "\\%03o" % c) for c in b[:64])
+    return '"%s"%s' % (out, "..." if len(b) > 64 else "")
+
+
 def text(kind, value):
+    """a value as the LTTng factory writes it: dprint's syntax"""
     if kind == "str":
-        return json.dumps(value)
+        return c_string(value)
     if kind == "ptr":
         return hex(value) if value else "NULL"
     if kind == "bool":
