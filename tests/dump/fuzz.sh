@@ -18,4 +18,6 @@ PY
 python3 "$src/mkctf.py" seed.log trace --packet-events=4
 cp trace/tf_7 corpus/seed
 export TF_FUZZ_METADATA=$work/trace/metadata ASAN_OPTIONS=detect_leaks=0
+# inputs that once crashed tf-dump (babeltrace2 2.0's ctf plugin aborts on them)
+"$fuzzer" "$src"/fuzz-regress/* 2>&1 | tail -1
 "$fuzzer" -max_total_time="${TF_FUZZ_SECONDS:-30}" -max_len=4096 -close_fd_mask=2 corpus 2>&1 | tail -5

@@ -26,6 +26,6 @@ for ext in json csv txt; do
 done
 python3 "$here/check.py" report report.json dprint.txt
 python3 "$here/check.py" csv report.csv dprint.txt
-grep -q "dumpapp.leaf" report.txt
+grep -q "^  app.leaf " report.txt || { echo "text report without app.leaf"; exit 1; }
 python3 "$here/check.py" flame flame.svg dprint.txt
 echo "all tf-dump outputs agree with dprint"
