@@ -252,10 +252,11 @@ static int run(struct reader *r, bt_value *inputs, const char *path)
         while (st == BT_GRAPH_RUN_STATUS_AGAIN && !r->failed);
         rc = st == BT_GRAPH_RUN_STATUS_OK ? 0 : -1;
     }
-    if (rc == -2)
-        bt_current_thread_clear_error();
-    else if (rc != 0 && !r->failed)
+    if (rc == -1 && !r->failed)
         report_error(r, path);
+    /* a cause may be left after a recovered problem, and every later call
+     * into babeltrace2 asserts that none is */
+    bt_current_thread_clear_error();
     bt_graph_put_ref(g);
     return rc;
 }
