@@ -382,7 +382,7 @@ class Instrumenter {
     if (!ops) ops = loadOps(b, mm);
     Value *slot = b.CreateConstInBoundsGEP1_32(b.getInt8Ty(), b.CreatePointerCast(ops, TF_PTR_TO(b.getInt8Ty())),
                                                unsigned(op));
-    Value *fn = b.CreateAlignedLoad(i8p, slot, Align(8), "tf.hook");
+    Value *fn = b.CreateAlignedLoad(i8p, b.CreatePointerCast(slot, TF_PTR_TO(i8p)), Align(8), "tf.hook");
     std::vector<Type *> params{i8p};
     std::vector<Value *> args{mm};
     for (Value *v : rest) params.push_back(v->getType()), args.push_back(v);

@@ -131,7 +131,7 @@ void checkCycles(const std::map<std::string, std::vector<GroupSite>> &groups) {
   std::map<std::string, std::set<std::string>> edges;
   for (const auto &g : groups)
     for (const GroupSite &site : g.second) edges[g.first].insert(site.subgroups.begin(), site.subgroups.end());
-  std::vector<std::string> path = core::find_cycle(edges);
+  std::vector<std::string> path = tf::core::find_cycle(edges);
   if (path.empty()) return;
   std::string text;
   for (size_t i = 0; i < path.size(); i++) text += (i ? " -> " : "") + path[i];
@@ -195,13 +195,13 @@ std::string projectManifest(const std::map<std::string, std::vector<GroupSite>> 
   for (const auto &g : groups) {
     std::set<std::string> subs;
     for (const GroupSite &s : g.second) subs.insert(s.subgroups.begin(), s.subgroups.end());
-    o += std::string(sep) + "\n    {\"name\": " + core::json_string(g.first) + ", \"subgroups\": [";
+    o += std::string(sep) + "\n    {\"name\": " + tf::core::json_string(g.first) + ", \"subgroups\": [";
     std::string list;
-    for (const std::string &s : subs) list += (list.empty() ? "" : ", ") + core::json_string(s);
+    for (const std::string &s : subs) list += (list.empty() ? "" : ", ") + tf::core::json_string(s);
     o += list + "], \"declared\": [";
     std::string at;
     for (const GroupSite &s : g.second)
-      at += (at.empty() ? "" : ", ") + std::string("{\"file\": ") + core::json_string(s.at.file) +
+      at += (at.empty() ? "" : ", ") + std::string("{\"file\": ") + tf::core::json_string(s.at.file) +
             ", \"line\": " + std::to_string(s.at.line) + "}";
     o += at + "]}";
     sep = ",";
