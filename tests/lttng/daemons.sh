@@ -1,6 +1,7 @@
 # daemons.sh: private LTTng daemons for one test (sourced by run.sh).
 #
-# daemons_setup WORK  a temporary LTTNG_HOME and an lttng-sessiond of its own
+# daemons_setup       a temporary directory $tmp with an LTTNG_HOME of its own
+# sessiond_start      an lttng-sessiond for that LTTNG_HOME
 # relayd_start        an lttng-relayd on 127.0.0.1 at three free ports
 #                     (port_ctrl, port_data, port_live), output in $tmp/relay
 # daemons_stop        stops what was started, by pid, and removes the temp dir
@@ -39,6 +40,9 @@ daemons_setup() {
     if [ "$(id -u)" = 0 ]; then
         chown 65534:65534 "$tmp" "$tmp/home" || return 1
     fi
+}
+
+sessiond_start() {
     # --daemonize returns once the daemon takes commands; its pid file names it.
     as_user lttng-sessiond --daemonize --no-kernel > "$tmp/sessiond.log" 2>&1 || {
         cat "$tmp/sessiond.log"; return 1; }

@@ -6,7 +6,8 @@
 # SCENARIO: net (a session streamed to lttng-relayd holds exactly dprint's
 # events), live (a viewer sees events while the program runs), snapshot (a
 # snapshot taken after the program crashed holds its last events), multi (two
-# processes and a forked child in one session).
+# processes and a forked child in one session), alone (no session daemon:
+# the program runs as it does untraced).
 #
 # Each run starts its own lttng-sessiond and lttng-relayd, with LTTNG_HOME in
 # a temporary directory and the relay on 127.0.0.1 at free ports, and stops
@@ -46,8 +47,9 @@ $cc -fplugin="$plugin" -I"$inc" -g -O2 -Wall "$src" -o "$app" -L"$libdir" -ltf \
     { cat "$work/build.log"; fail "building $src with $plugin"; }
 
 . "$here/daemons.sh"
-daemons_setup "$work" || fail "cannot set up a private LTTng home"
+daemons_setup || fail "cannot set up a private LTTng home"
 trap daemons_stop EXIT
+[ "$scenario" = alone ] || sessiond_start || fail "lttng-sessiond did not start"
 
 # bt2dprint: babeltrace2's text of tf:* events as dprint lines,
 # "(<procname>): <line>", each followed by " @<vpid>/<vtid>/<tid>".
@@ -172,6 +174,14 @@ scenario_multi() {
         diff -u - <(of_pid "$child" "$tmp/trace") || fail "the forked child's events"
     ids=$(sed -nE 's/.* @([0-9]+)\/.*/\1/p' "$tmp/trace" | sort -u | wc -l)
     [ "$ids" = 3 ] || fail "expected 3 processes in the session, found $ids"
+}
+
+scenario_alone() {
+    "$app" run > "$tmp/plain.out" || fail "the program failed untraced"
+    traced run > "$tmp/app.out" 2> "$tmp/app.err" || fail "the program failed with no session daemon"
+    [ ! -s "$tmp/app.err" ] || { cat "$tmp/app.err"; fail "messages on stderr with no session daemon"; }
+    diff <(grep -v '^pid ' "$tmp/plain.out") <(grep -v '^pid ' "$tmp/app.out") ||
+        fail "the program's output changed"
 }
 
 scenario_$scenario
