@@ -49,6 +49,8 @@ $cc -fplugin="$plugin" -I"$inc" -g -O2 -Wall "$src" -o "$app" -L"$libdir" -ltf \
 . "$here/daemons.sh"
 daemons_setup || fail "cannot set up a private LTTng home"
 trap daemons_stop EXIT
+as_user test -x "$app" -a -r "$libdir/libtf-lttng.so" ||
+    fail "user $(as_user id -un) cannot run $app or read $libdir (a directory above is not world-searchable)"
 [ "$scenario" = alone ] || sessiond_start || fail "lttng-sessiond did not start"
 
 # bt2dprint: babeltrace2's text of tf:* events as dprint lines,
