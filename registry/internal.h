@@ -114,6 +114,17 @@ char *tf__buf_end(tf_buf *b);
 size_t tf__buf_finish(tf_buf *b);
 /* Longest string shown for a const char * value (DESIGN.md section 3). */
 #define TF_STR_MAX 64
+/* Copies the string at src, which may be no string at all (a `char *` holding
+ * an integer, a freed buffer), into dst without ever faulting: up to max
+ * bytes, stopping before a NUL. Returns the bytes copied; *end says why it
+ * stopped. Async-signal-safe; keeps errno. (safe_read.c) */
+enum { TF_STR_NUL, TF_STR_CUT, TF_STR_FAULT };
+size_t tf__copy_str(char *dst, const char *src, size_t max, int *end);
+/* Called first by every libtf fatal-signal handler: if this thread faulted
+ * inside tf__copy_str, resumes there instead of returning. */
+void tf__probe_recover(int sig);
+/* libc's sigaction, past libtf's own (which notes who takes SIGSEGV/SIGBUS). */
+int tf__real_sigaction(int sig, const struct sigaction *sa, struct sigaction *old);
 /* The calling thread's name (pthread_getname_np); async-signal-safe. */
 void tf__thread_name(char name[16]);
 
@@ -148,6 +159,7 @@ FILE *tf__env_output(void);
 extern const int tf__fatal_signals[TF_NFATAL];
 int tf__catch_fatal(void (*fn)(int, siginfo_t *, void *), struct sigaction previous[TF_NFATAL]);
 void tf__fatal_pass_on(int sig, siginfo_t *info, void *uctx, const struct sigaction previous[TF_NFATAL]);
+void tf__pass_on(int sig, siginfo_t *info, void *uctx, const struct sigaction *previous);
 
 /* out is fully buffered by libtf (TF_OUTPUT): dprint flushes it every 100 ms
  * of tracing and on a fatal signal. */

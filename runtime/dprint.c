@@ -212,6 +212,7 @@ static FILE *volatile buffered_out;
 
 static void flush_on_fatal(int sig, siginfo_t *info, void *uctx)
 {
+    tf__probe_recover(sig);
     FILE *out = buffered_out;
     if (out && ftrylockfile(out) == 0) {
         fflush_unlocked(out);

@@ -72,17 +72,25 @@ static void put_escaped(tf_buf *b, unsigned char c)
     }
 }
 
+/* A `char *` that points to no readable byte is shown as the pointer it is;
+ * one whose bytes run into unreadable memory before a NUL, cut with "...". */
 static void put_string(tf_buf *b, const char *s)
 {
     if (!s) {
         tf__buf_puts(b, "NULL");
         return;
     }
-    size_t n = strnlen(s, TF_STR_MAX + 1);
+    char copy[TF_STR_MAX + 1];
+    int end;
+    size_t n = tf__copy_str(copy, s, sizeof copy, &end);
+    if (n == 0 && end == TF_STR_FAULT) {
+        put_hex(b, (uintptr_t)s);
+        return;
+    }
     tf__buf_put(b, "\"", 1);
     for (size_t i = 0; i < n && i < TF_STR_MAX; i++)
-        put_escaped(b, (unsigned char)s[i]);
-    tf__buf_puts(b, n > TF_STR_MAX ? "\"..." : "\"");
+        put_escaped(b, (unsigned char)copy[i]);
+    tf__buf_puts(b, end == TF_STR_NUL ? "\"" : "\"...");
 }
 
 static void put_enum(tf_buf *b, const tf_value *v)
