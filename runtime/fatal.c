@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "../registry/internal.h"
+#include "internal.h"
 
 const int tf__fatal_signals[TF_NFATAL] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 
@@ -24,18 +24,37 @@ int tf__catch_fatal(void (*fn)(int, siginfo_t *, void *), struct sigaction previ
     return rc;
 }
 
+/* The program ignored sig. Sent by someone (kill, raise, abort's first
+ * try), it is ignored, and our handler stays for a real fault. A fault cannot
+ * be ignored: its instruction would fault again as soon as we return, so it
+ * gets the default action, as the kernel gives an ignored fault. */
+static void ignored(int sig, const siginfo_t *info)
+{
+    if (info && info->si_code <= 0)
+        return;
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    tf__real_sigaction(sig, &dfl, NULL);
+    raise(sig);
+}
+
 /* To the handler that was there before, with the original siginfo (a
  * sanitizer's, or a program's that fixes the fault and returns), or, if there
- * was none, to the default action, by restoring it and raising sig again. */
+ * was none, to the default action, by restoring it and raising sig again.
+ * SIG_DFL and SIG_IGN are told apart before SA_SIGINFO: a program may set
+ * that flag with them, and they are not functions to call. */
 void tf__pass_on(int sig, siginfo_t *info, void *uctx, const struct sigaction *prev)
 {
-    if (prev->sa_flags & SA_SIGINFO) {
-        prev->sa_sigaction(sig, info, uctx);
-    } else if (prev->sa_handler != SIG_DFL && prev->sa_handler != SIG_IGN) {
-        prev->sa_handler(sig);
-    } else {
+    if (prev->sa_handler == SIG_IGN) {
+        ignored(sig, info);
+    } else if (prev->sa_handler == SIG_DFL) {
         tf__real_sigaction(sig, prev, NULL);
         raise(sig);
+    } else if (prev->sa_flags & SA_SIGINFO) {
+        prev->sa_sigaction(sig, info, uctx);
+    } else {
+        prev->sa_handler(sig);
     }
 }
 

@@ -18,7 +18,7 @@
  *     the high figure on sandboxed VMs); the probe costs a few nanoseconds,
  *     and a fault one syscall (to unblock the signal).
  *  3. If the program has since installed its own SIGSEGV or SIGBUS handler
- *     (libtf sees sigaction and signal calls, as it sees longjmp), a fault would
+ *     (libtf sees sigaction and signal calls, interpose.c), a fault would
  *     go to that handler first, so the copy is made by process_vm_readv, which
  *     returns an error instead of faulting. Sanitizer builds of libtf use it
  *     always: their runtimes track the stack and would not follow the jump.
@@ -27,7 +27,6 @@
  * so a fault inside a probe never reaches a crash report or a flush.
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -35,7 +34,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "../registry/internal.h"
+#include "internal.h"
 
 #define LOWEST_MAPPABLE ((uintptr_t)1 << 16)
 #if defined(__x86_64__) || defined(__aarch64__)
@@ -44,16 +43,6 @@
 #define USER_END UINTPTR_MAX
 #endif
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define TF_PROBE_BY_FAULT 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define TF_PROBE_BY_FAULT 0
-#endif
-#endif
-#ifndef TF_PROBE_BY_FAULT
-#define TF_PROBE_BY_FAULT 1
-#endif
 
 /* Per thread: where the running probe resumes after a fault; NULL when none
  * runs. (A pointer to the probe's own jmp_buf: a whole one per thread would
@@ -89,28 +78,6 @@ static void on_fault(int sig, siginfo_t *info, void *uctx)
             tf__pass_on(sig, info, uctx, &before_probe[i]);
 }
 
-#ifdef __GLIBC__
-/* glibc's own name for it: no dlsym, which may allocate, when a sanitizer
- * runtime installs its handlers before anything is initialised. */
-extern int __sigaction(int, const struct sigaction *, struct sigaction *);
-#endif
-
-int tf__real_sigaction(int sig, const struct sigaction *sa, struct sigaction *old)
-{
-#ifdef __GLIBC__
-    return __sigaction(sig, sa, old);
-#else
-    static int (*real)(int, const struct sigaction *, struct sigaction *);
-    if (!real)
-        *(void **)&real = dlsym(RTLD_NEXT, "sigaction");
-    if (!real) {
-        errno = ENOSYS;
-        return -1;
-    }
-    return real(sig, sa, old);
-#endif
-}
-
 /* Once, from the first probe of the process (any thread, maybe inside a
  * signal handler: no lock); a program that installed its own handler before
  * keeps it. Threads probing meanwhile use the syscall. */
@@ -134,13 +101,10 @@ static int install_probe_handler(void)
     return __atomic_load_n(&probe_state, __ATOMIC_ACQUIRE);
 }
 
-#if TF_PROBE_BY_FAULT
 /* The program (or a library) takes a fault signal over after libtf: from now
  * on a probe fault would not come to libtf first. (A handler installed before
- * libtf's is no matter: libtf's hands faults it does not expect on to it.)
- * Sanitizer builds of libtf define neither function: their runtimes call
- * sigaction before they can run instrumented code. */
-static void note_handler_change(int sig)
+ * libtf's is no matter: libtf's hands faults it does not expect on to it.) */
+void tf__probe_handler_changed(int sig)
 {
     if (sig != SIGSEGV && sig != SIGBUS)
         return;
@@ -150,26 +114,6 @@ static void note_handler_change(int sig)
                                         __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
             break;
 }
-
-TF_API int sigaction(int sig, const struct sigaction *sa, struct sigaction *old)
-{
-    int rc = tf__real_sigaction(sig, sa, old);
-    if (rc == 0 && sa)
-        note_handler_change(sig);
-    return rc;
-}
-
-TF_API sighandler_t signal(int sig, sighandler_t handler)
-{
-    struct sigaction sa, old;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = handler;
-    sa.sa_flags = SA_RESTART; /* glibc's BSD semantics */
-    sigemptyset(&sa.sa_mask);
-    sigaddset(&sa.sa_mask, sig);
-    return sigaction(sig, &sa, &old) == 0 ? old.sa_handler : SIG_ERR;
-}
-#endif
 
 /* Copies bytes of src into dst until a NUL (not copied), max bytes or an
  * unreadable byte; returns how many were copied and sets *end. */

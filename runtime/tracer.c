@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../registry/internal.h"
+#include "internal.h"
 
 #define TRACER_ARGS 8
 #define TRACER_STR (TF_STR_MAX + 1) /* one more than shown, so a cut still shows "..." */
@@ -208,6 +208,12 @@ TF_API tf_factory *tf_operation_tracer(void)
     pthread_once(&hook_once, hook_longjmp);
     return &tracer_factory;
 }
+
+static tf_factory *make_tracer(const char *name)
+{
+    return tf_operation_tracer();
+}
+TF_ENV_FACTORY(tracer, "tracer", "keeps each thread's stack of calls with their arguments", make_tracer)
 
 /* ---- rendering (async-signal-safe: no allocation, no locks, no stdio) ---------- */
 
