@@ -29,10 +29,6 @@
 
 #define TF_API __attribute__((visibility("default")))
 
-/* From libtf (runtime/env.c) once the factory table is in main. */
-typedef tf_factory *(*tf_factory_maker)(const char *name);
-int tf_env_add_factory(const char *name, tf_factory_maker make, const char *help)
-    __attribute__((weak));
 #define TEXT_MAX 2048 /* args / result text; longer text ends in "..." */
 #define TYPE_MAX 64   /* exception types, cut like string values */
 
@@ -226,7 +222,6 @@ __attribute__((constructor)) static void tf_lttng_init(void)
     } else {
         pthread_atfork(before_fork, after_fork_parent, after_fork_child);
     }
-    if (tf_env_add_factory)
-        tf_env_add_factory("lttng", make_lttng,
+    tf_env_add_factory("lttng", make_lttng,
                        "LTTng-UST events tf:enter/exit/info/exception for lttng sessions");
 }
