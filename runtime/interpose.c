@@ -122,13 +122,23 @@ void tf__thread_name(char name[16])
     memcpy(name, own_name.name, 16);
 }
 
+/* libc's function, looked up before anything else in libtf runs: dlsym takes
+ * the dynamic loader's lock, and a thread that libtf's dlopen of a factory
+ * library starts (liblttng-ust's listeners name themselves) would wait on it
+ * while that dlopen waits for the thread. */
+static int (*libc_setname)(pthread_t, const char *);
+
+__attribute__((constructor(101))) static void find_libc_setname(void)
+{
+    *(void **)&libc_setname = dlsym(RTLD_NEXT, "pthread_setname_np");
+}
+
 TF_API int pthread_setname_np(pthread_t thread, const char *name)
 {
-    static int (*libc_fn)(pthread_t, const char *);
-    int (*fn)(pthread_t, const char *) = __atomic_load_n(&libc_fn, __ATOMIC_RELAXED);
+    int (*fn)(pthread_t, const char *) = __atomic_load_n(&libc_setname, __ATOMIC_RELAXED);
     if (!fn) {
         *(void **)&fn = dlsym(RTLD_NEXT, "pthread_setname_np");
-        __atomic_store_n(&libc_fn, fn, __ATOMIC_RELAXED);
+        __atomic_store_n(&libc_setname, fn, __ATOMIC_RELAXED);
     }
     int rc = fn ? fn(thread, name) : ENOSYS;
     __atomic_add_fetch(&name_generation, 1, __ATOMIC_RELEASE);
