@@ -123,6 +123,17 @@ int tf__register_trusted(const char *group, tf_factory *f);
 /* Permission check for the module containing caller; records a denial. */
 int tf__permitted(const void *caller, const char *what);
 void tf__permission_init(void);
+/* Requests from outside the program's code (the control socket, triggers)
+ * act as environment activation does, but obey TF_SEAL_REGISTRATIONS: then
+ * they are refused and recorded as a denial of who ("control socket"). */
+int tf__register_external(const char *group, tf_factory *f, const char *who);
+void tf__deny_external(const char *who, const char *what);
+/* Triggers (runtime/control) watch the functions they name: the registry adds
+ * f to every holder for which wants(tu, group index) is nonzero, after the
+ * factories registered. tf__registry_refresh recomputes the holders when the
+ * answer of wants changes. */
+void tf__registry_watch(tf_factory *f, int (*wants)(const tf_tu *tu, uint32_t group));
+void tf__registry_refresh(void);
 /* fork: every runtime lock is taken before fork and released after it, in
  * one order (registry, permission, dprint streams, timing), from the single
  * pthread_atfork handler in runtime/init.c. pthread_atfork handlers of
@@ -133,6 +144,9 @@ void tf__registry_fork(int phase);
 void tf__permission_fork(int phase);
 void tf__dprint_fork(int phase);
 void tf__timing_fork(int phase);
+void tf__control_fork(int phase); /* first in, last out: it takes registry locks */
+/* TF_CONTROL and TF_TRIGGERS (runtime/control), after environment activation. */
+void tf__control_init(void);
 /* Nonzero once exit() has begun: monitors are then never destroyed. */
 extern volatile int tf__exiting;
 
@@ -155,6 +169,12 @@ void tf__dprint_buffered(FILE *out);
 /* Opens path for writing as TF does for every file it creates: O_NOFOLLOW,
  * mode 0600, truncated. NULL and errno on failure. */
 FILE *tf__create_file(const char *path);
+/* The factory TF_MONITORS calls name, or NULL. */
+tf_factory *tf__env_factory(const char *name);
+/* "if COND" of a TF_MONITORS item (text, at column col of item index) around
+ * the composition of fs; NULL after reporting a bad condition on err. */
+tf_factory *tf__cond_wrap(const char *text, size_t col, tf_factory **fs, size_t n, int index,
+                          FILE *err);
 /* Parses a TF_MONITORS value and registers what it names; reports each bad item
  * once on err; returns the number of bad items. */
 int tf__env_apply(const char *value, FILE *err);
@@ -164,5 +184,7 @@ void tf__env_init(void);
 /* ---- timing (runtime/timing*.c) -------------------------------------------- */
 /* The factory `timing` in TF_MONITORS names, set up for TF_REPORT at exit. */
 tf_factory *tf__timing_env_factory(void);
+/* That factory's manager if `timing` was ever asked for, else NULL. */
+struct tf_timing_manager *tf__timing_env_existing(void);
 
 #endif

@@ -57,6 +57,8 @@ struct tu_entry {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct group *groups;
 static struct tu_entry *tus;
+static tf_factory *watcher;
+static int (*watcher_wants)(const tf_tu *tu, uint32_t group);
 
 void tf__registry_fork(int phase)
 {
@@ -194,7 +196,9 @@ static void update_tu(struct tu_entry *e)
     for (uint32_t i = 0; i < e->tu->ngroups; i++) {
         struct slot *s = &e->slots[i];
         tf_factory *set[64];
-        int n = factories_for(s->group, set, 64);
+        int n = factories_for(s->group, set, 63);
+        if (watcher && watcher_wants(e->tu, i))
+            set[n++] = watcher;
         if (s->current ? same_set(s->current, set, n) : n == 0)
             continue;
         s->current = n ? make(s, e->tu, set, n) : NULL;
@@ -207,6 +211,22 @@ static void update_all(void)
 {
     for (struct tu_entry *e = tus; e; e = e->next)
         update_tu(e);
+}
+
+void tf__registry_watch(tf_factory *f, int (*wants)(const tf_tu *tu, uint32_t group))
+{
+    pthread_mutex_lock(&lock);
+    watcher = f;
+    watcher_wants = wants;
+    update_all();
+    pthread_mutex_unlock(&lock);
+}
+
+void tf__registry_refresh(void)
+{
+    pthread_mutex_lock(&lock);
+    update_all();
+    pthread_mutex_unlock(&lock);
 }
 
 /* ---- registration ------------------------------------------------------------ */

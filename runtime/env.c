@@ -115,6 +115,14 @@ static int bad(FILE *err, int index, const char *item, const char *why, const ch
     return 1;
 }
 
+tf_factory *tf__env_factory(const char *name)
+{
+    for (size_t i = 0; i < NFACTORIES; i++)
+        if (strcmp(factories[i].name, name) == 0)
+            return factories[i].make();
+    return NULL;
+}
+
 /* Parses "f1+f2" into out; returns NULL or the problem (naming *culprit). */
 static const char *parse_factories(char *list, tf_factory **out, size_t *n, const char **culprit)
 {
@@ -191,9 +199,18 @@ static int apply_item(char *item, int index, FILE *err)
     tf_factory *fs[8];
     size_t n;
     const char *culprit = NULL;
+    char *cond = strstr(list, " if ");
+    if (cond)
+        *cond = 0;
     const char *problem = parse_factories(list, fs, &n, &culprit);
     if (problem)
         return bad(err, index, shown, problem, culprit && *culprit ? culprit : NULL);
+    if (cond) {
+        fs[0] = tf__cond_wrap(cond + 4, (size_t)(cond + 4 - item), fs, n, index, err);
+        if (!fs[0])
+            return 1;
+        n = 1;
+    }
     apply(group, fs, n);
     return 0;
 }

@@ -18,6 +18,7 @@ static void mark_exiting(void)
 
 static void fork_prepare(void)
 {
+    tf__control_fork(TF_FORK_PREPARE);
     tf__registry_fork(TF_FORK_PREPARE);
     tf__permission_fork(TF_FORK_PREPARE);
     tf__dprint_fork(TF_FORK_PREPARE);
@@ -30,6 +31,7 @@ static void fork_done(int phase)
     tf__dprint_fork(phase);
     tf__permission_fork(phase);
     tf__registry_fork(phase);
+    tf__control_fork(phase); /* last: a child's server starts with all locks free */
 }
 
 static void fork_parent(void)
@@ -47,5 +49,6 @@ __attribute__((constructor)) static void tf_init(void)
     pthread_atfork(fork_prepare, fork_parent, fork_child);
     tf__permission_init();
     tf__env_init();
+    tf__control_init();
     atexit(mark_exiting); /* registered last: runs first at exit */
 }

@@ -88,3 +88,8 @@ tf_factory *tf__timing_env_factory(void)
     pthread_once(&env_once, env_init);
     return env_manager ? &env_manager->factory : NULL;
 }
+
+tf_timing_manager *tf__timing_env_existing(void)
+{
+    return (tf_timing_manager *)__atomic_load_n(&env_manager, __ATOMIC_ACQUIRE);
+}
