@@ -315,7 +315,8 @@ int tf__trigger_add(tf_cursor *c, const char *who)
     struct trigger *t = calloc(1, sizeof *t);
     if (!t)
         return tf__cur_fail(c, "out of memory");
-    tf__escape(t->text, sizeof t->text, c->s);
+    tf__cur_ws(c);
+    tf__escape(t->text, sizeof t->text, c->s + c->i);
     if (parse(c, t) < 0) {
         free(t);
         return -1;
@@ -366,9 +367,9 @@ int tf__trigger_env(const char *value, FILE *err)
         if (next)
             *next++ = 0;
         index++;
+        item += strspn(item, " \t"); /* columns count from the item's first word */
         tf_cursor c = {.s = item};
-        tf__cur_ws(&c);
-        if (!item[c.i] || tf__trigger_add(&c, "environment") > 0)
+        if (!*item || tf__trigger_add(&c, "environment") > 0)
             continue;
         char shown[64];
         tf__escape(shown, sizeof shown, item + c.errcol - 1);

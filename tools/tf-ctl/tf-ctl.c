@@ -156,18 +156,23 @@ static int command(const char *pid, int argc, char **argv)
     if (!line)
         return 2;
     int fd = connect_to(pid);
-    if (fd < 0 || send_all(fd, line, strlen(line)) < 0) {
-        if (fd >= 0)
-            fprintf(stderr, "tf-ctl: process %s: cannot send: %s\n", pid, strerror(errno));
+    if (fd < 0) {
         free(line);
         return 1;
     }
+    /* A refused peer is answered without being read: the answer still comes. */
+    int sent = send_all(fd, line, strlen(line));
+    int send_errno = errno;
     free(line);
     char *answer = receive(fd);
     close(fd);
-    if (!answer) {
-        fprintf(stderr, "tf-ctl: process %s did not answer within %d s\n", pid,
-                ANSWER_WAIT_MS / 1000);
+    if (!answer || (sent < 0 && !answer[0])) {
+        if (sent < 0)
+            fprintf(stderr, "tf-ctl: process %s: cannot send: %s\n", pid, strerror(send_errno));
+        else
+            fprintf(stderr, "tf-ctl: process %s did not answer within %d s\n", pid,
+                    ANSWER_WAIT_MS / 1000);
+        free(answer);
         return 1;
     }
     int ok = strncmp(answer, "ok\n", 3) == 0;

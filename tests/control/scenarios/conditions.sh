@@ -42,9 +42,9 @@ run_script longjmp TF_MONITORS='req=dprint if time >= 0ns and code == 1'
 run_script bad TF_MONITORS=$'req=dprint if time > 5, work=dprint if n = 2, app=dprint if id == 2\x01, req=dprint if depth == 1 and id > 2'
 expect_same bad-trace '(ctlapp): ctlapp.handle->(id=3, path="/c", ms=0)
 (ctlapp): ctlapp.handle<-(6)' bad.out
-expect_same bad-errors "tf: TF_MONITORS: item 1, column 22: a duration needs a unit: ns, us, ms or s (at '')
-tf: TF_MONITORS: item 2, column 20: '=' compares nothing: write '==' (at '= 2')
-tf: TF_MONITORS: item 3, column 27: expected 'and' or the end of the item (at '\\x01')" bad.err
+expect_same bad-errors "tf: TF_MONITORS: item 1, column 23: a duration needs a unit: ns, us, ms or s (at '')
+tf: TF_MONITORS: item 2, column 18: '=' compares nothing: write '==' (at '= 2')
+tf: TF_MONITORS: item 3, column 22: expected 'and' or the end of the item (at '\\x01')" bad.err
 
 # Triggers: registering a group on a call's entry, once.
 run_script trig TF_TRIGGERS='handle:enter if id == 2 -> register work=dprint once'

@@ -5,7 +5,7 @@ python3 - "$work/run/tf/$pid.sock" <<'PY' &
 import os, socket, sys, time
 path = sys.argv[1]
 silent = []
-for i in range(20):
+for i in range(8):
     s = socket.socket(socket.AF_UNIX)
     s.connect(path)
     if i % 4 == 0:
@@ -23,13 +23,15 @@ for i in range(20):
 time.sleep(3)
 PY
 garbage=$!
+clients=()
 for i in $(seq 100); do
     ( ctl status >"$work/status.$i" 2>&1 || echo failed >>"$work/status.$i" ) &
+    clients+=($!)
 done
 start=$(date +%s)
 say call 1 0
 [ $(( $(date +%s) - start )) -le 2 ] || fail "the program waited for the control thread"
-wait
+wait "${clients[@]}" "$garbage"
 for i in $(seq 100); do
     grep -q "^pid	$pid\$" "$work/status.$i" || fail "client $i: $(cat "$work/status.$i")"
 done
