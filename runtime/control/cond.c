@@ -9,7 +9,7 @@
  * paired, the entry line printed with its exit. Info events pass with the
  * call they are in, except inside a call whose entry is held back (they would
  * come before the entry). Arguments held back are copied, strings cut to what
- * dprint shows.
+ * dprint shows and read with tf__copy_str (a `char *` may hold anything).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +50,19 @@ struct held {
         tf__hook_sp = outer;                                                   \
     } while (0)
 
+/* A copy one byte longer than dprint shows, so a cut string stays cut; a
+ * `char *` that points to no string is passed on as the pointer it is. */
+static void hold_str(tf_value *v, char *copy)
+{
+    int end;
+    size_t n = tf__copy_str(copy, v->v.s, TF_STR_MAX + 1, &end);
+    copy[n] = 0;
+    if (end == TF_STR_FAULT && n == 0)
+        v->kind = TF_K_PTR;
+    else
+        v->v.s = copy;
+}
+
 static struct held *hold(const tf_args *args)
 {
     TF_KEEP_ERRNO();
@@ -60,10 +73,8 @@ static struct held *hold(const tf_args *args)
     uint32_t n = args->count < HELD_ARGS ? args->count : HELD_ARGS;
     for (uint32_t k = 0; k < n; k++) {
         h->values[k] = args->values[k];
-        if (args->values[k].kind == TF_K_STR && args->values[k].v.s) {
-            strncpy(h->strs[k], args->values[k].v.s, TF_STR_MAX + 1);
-            h->values[k].v.s = h->strs[k];
-        }
+        if (args->values[k].kind == TF_K_STR && args->values[k].v.s)
+            hold_str(&h->values[k], h->strs[k]);
     }
     h->args = (tf_args){n, 0, h->values};
     return h;

@@ -1,6 +1,6 @@
 /*
  * control.h: what the control module's files share (runtime/control/README.md).
- * Hidden inside libtf like registry/internal.h.
+ * Hidden inside libtf like runtime/internal.h, which it extends.
  */
 #ifndef TF_CONTROL_INTERNAL_H
 #define TF_CONTROL_INTERNAL_H
@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../../registry/internal.h"
+#include "../internal.h"
 
 /* ---- the one syntax (spec.c) ------------------------------------------------
  * Parsers walk a cursor; the first problem stops them with a message and the
@@ -16,7 +16,7 @@
 typedef struct tf_cursor {
     const char *s;      /* the item, NUL-terminated */
     size_t i;           /* where the parser is */
-    char err[160];      /* empty until a problem */
+    char err[320];      /* empty until a problem */
     size_t errcol;
 } tf_cursor;
 

@@ -1,8 +1,8 @@
 /*
  * eval.c: deciding a condition (spec.c parses it) for one call. A call that
  * lacks a compared argument, or whose argument's kind does not fit the
- * constant (a string against a number), does not pass: a condition never
- * lets through what it cannot check.
+ * constant (a string against a number), or a `char *` that points to no
+ * string, does not pass: a condition never lets through what it cannot check.
  */
 #include <string.h>
 
@@ -44,24 +44,39 @@ static const char *enumerator(const tf_value *v)
     return NULL;
 }
 
-/* The text a string constant is compared with: a string's bytes, an
- * enumerator's name, true/false. NULL when the value has none. */
-static const char *text_of(const tf_value *v)
+/* A string value equal to want: 1, 0, or -1 when the `char *` points to no
+ * string (NULL, an integer, unmapped memory), which is read without faulting
+ * and never further than one byte past want's length. */
+static int str_equal(const char *s, const char *want)
 {
+    char copy[TF_STR_MAX + 2];
+    size_t len = strlen(want);
+    int end;
+    size_t n = tf__copy_str(copy, s, len + 1, &end);
+    if (end == TF_STR_FAULT)
+        return -1;
+    return end == TF_STR_NUL && n == len && memcmp(copy, want, len) == 0;
+}
+
+/* Whether v's text equals want: a string's bytes, an enumerator's name,
+ * true/false; -1 when the value has no text. */
+static int text_equal(const tf_value *v, const char *want)
+{
+    const char *s = NULL;
     switch (v->kind) {
-    case TF_K_STR: return v->v.s;
-    case TF_K_ENUM: return enumerator(v);
-    case TF_K_BOOL: return v->v.u ? "true" : "false";
-    default: return NULL;
+    case TF_K_STR: return str_equal(v->v.s, want);
+    case TF_K_ENUM: s = enumerator(v); break;
+    case TF_K_BOOL: s = v->v.u ? "true" : "false"; break;
+    default: break;
     }
+    return s ? strcmp(s, want) == 0 : -1;
 }
 
 static int arg_ok(const tf_cond_term *t, const tf_value *v)
 {
     if (t->is_str) {
-        const char *s = text_of(v);
-        int eq = s && strcmp(s, t->str) == 0;
-        return s && (t->op == TF_OP_EQ ? eq : !eq);
+        int eq = text_equal(v, t->str);
+        return eq >= 0 && (t->op == TF_OP_EQ ? eq : !eq);
     }
     switch (v->kind) {
     case TF_K_INT:

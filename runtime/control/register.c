@@ -15,8 +15,7 @@ static tf_factory *wrap(tf_factory **fs, size_t n, const tf_cond *cond)
     return inner ? tf__cond_factory(inner, cond) : NULL;
 }
 
-tf_factory *tf__cond_wrap(const char *text, size_t col, tf_factory **fs, size_t n, int index,
-                          FILE *err)
+tf_factory *tf__cond_wrap(const char *text, size_t col, tf_factory **fs, size_t n, int index)
 {
     tf_cursor c = {.s = text};
     tf_cond cond;
@@ -28,13 +27,13 @@ tf_factory *tf__cond_wrap(const char *text, size_t col, tf_factory **fs, size_t 
     if (c.err[0]) {
         char shown[64];
         tf__escape(shown, sizeof shown, text + (c.errcol - 1));
-        fprintf(err, "tf: TF_MONITORS: item %d, column %zu: %s (at '%s')\n", index,
+        fprintf(stderr, "tf: TF_MONITORS: item %d, column %zu: %s (at '%s')\n", index,
                 col + c.errcol, c.err, shown);
         return NULL;
     }
     tf_factory *f = wrap(fs, n, &cond);
     if (!f)
-        fprintf(err, "tf: TF_MONITORS: item %d: out of memory\n", index);
+        fprintf(stderr, "tf: TF_MONITORS: item %d: out of memory\n", index);
     return f;
 }
 
@@ -53,6 +52,26 @@ static int group_name(tf_cursor *c, char *out, size_t max)
     return 0;
 }
 
+/* The factory TF_MONITORS knows as name (at column at), made on first use. */
+static tf_factory *factory_named(tf_cursor *c, const char *name, size_t at)
+{
+    char why[256], known[256];
+    int unknown;
+    tf_factory *f = tf__env_factory(name, &unknown, why, sizeof why);
+    if (f)
+        return f;
+    c->i = at;
+    if (!unknown) {
+        tf__cur_fail(c, "factory could not be created");
+    } else if (why[0]) {
+        tf__cur_fail(c, "unknown factory (%s)", why);
+    } else {
+        tf__factories_known(known, sizeof known);
+        tf__cur_fail(c, "unknown factory (known: %s)", known);
+    }
+    return NULL;
+}
+
 /* FACTORY[+FACTORY...] into fs. */
 static int factories(tf_cursor *c, tf_factory **fs, size_t *n)
 {
@@ -63,11 +82,9 @@ static int factories(tf_cursor *c, tf_factory **fs, size_t *n)
         size_t at = c->i;
         if (!tf__cur_token(c, name, sizeof name, "+"))
             return tf__cur_fail(c, "expected a factory name");
-        tf_factory *f = tf__env_factory(name);
-        if (!f) {
-            c->i = at;
-            return tf__cur_fail(c, "unknown factory (known: noop, dprint, tracer, timing)");
-        }
+        tf_factory *f = factory_named(c, name, at);
+        if (!f)
+            return -1;
         if (*n == 8)
             return tf__cur_fail(c, "more than 8 factories");
         fs[(*n)++] = f;

@@ -26,6 +26,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "../config.h"
 #include "control.h"
 
 #define READ_MS 1000
@@ -73,7 +74,7 @@ static int safe_dir(const char *dir)
 
 static int socket_dir(char *out, size_t max)
 {
-    const char *xdg = secure_getenv("XDG_RUNTIME_DIR");
+    const char *xdg = tf__config_get("XDG_RUNTIME_DIR");
     if (xdg && xdg[0] == '/')
         snprintf(out, max, "%s/tf", xdg);
     else
@@ -261,18 +262,11 @@ static void start(void)
 
 void tf__control_init(void)
 {
-    const char *v = secure_getenv("TF_CONTROL");
-    const char *triggers = secure_getenv("TF_TRIGGERS");
+    const char *triggers = tf__config_get("TF_TRIGGERS");
     if (triggers)
         tf__trigger_env(triggers, stderr);
-    if (!v || !*v || strcmp(v, "0") == 0)
+    if (strcmp(tf__config_get("TF_CONTROL"), "1") != 0)
         return;
-    if (strcmp(v, "1") != 0) {
-        char shown[64];
-        tf__escape(shown, sizeof shown, v);
-        fprintf(stderr, "tf: TF_CONTROL: '%s' is neither 0 nor 1; not serving\n", shown);
-        return;
-    }
     wanted = 1;
     atexit(remove_socket);
     start();

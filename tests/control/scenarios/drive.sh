@@ -57,7 +57,7 @@ grep -q 'recording not available in this build' snap.err || fail "snapshot: $(ca
 ctl frobnicate 2>err.txt && fail "unknown command accepted"
 grep -q "unknown command" err.txt || fail "unknown command: $(cat err.txt)"
 ctl register 'req=dprnt' 2>err.txt && fail "unknown factory accepted"
-expect_same bad-register "tf-ctl: process $pid: error: column 14: unknown factory (known: noop, dprint, tracer, timing) (at 'dprnt')" err.txt
+expect_same bad-register "tf-ctl: process $pid: error: column 14: unknown factory (known: dprint, noop, timing, tracer) (at 'dprnt')" err.txt
 stop_app
 
 # A socket directory open to others, or a symlink, is refused.

@@ -1,0 +1,55 @@
+/*
+ * export.h: what the registry (registry/) offers the rest of libtf beyond the
+ * public <tf/registry.h>. The registry calls nothing of the runtime's: what it
+ * needs from it (making a holder's monitor) is handed in through a hook.
+ */
+#ifndef TF_REGISTRY_EXPORT_H
+#define TF_REGISTRY_EXPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TF_NO_CALLER_MACROS /* libtf defines the functions themselves */
+#include <tf/registry.h>
+
+#define TF_API __attribute__((visibility("default")))
+#define TF_RETURN_ADDRESS() __builtin_extract_return_addr(__builtin_return_address(0))
+
+/* Registers without the caller check (environment activation, tests of policy). */
+int tf__register_trusted(const char *group, tf_factory *f);
+
+/* How a holder's monitor is made from the factories reaching it (in order,
+ * each once): set once by the runtime before any TU registers. */
+typedef tf_monitor *(*tf__monitor_maker)(tf_factory *const *fs, size_t n, const tf_tu *tu);
+void tf__registry_set_maker(tf__monitor_maker make);
+/* exit() has begun: monitors are then never destroyed (other threads and
+ * later destructors may still run monitored code). */
+void tf__registry_exiting(void);
+
+/* Calls fn with group's name and then each group containing it (its
+ * ancestors in the group graph), nearest first, each once, until fn returns
+ * nonzero, and returns that. Takes no lock: callable from a factory's
+ * create, which runs under the registry's. */
+int tf__group_each_container(const char *group, int (*fn)(const char *name, void *arg), void *arg);
+
+/* Requests from outside the program's code (the control socket, triggers)
+ * act as environment activation does, but obey TF_SEAL_REGISTRATIONS: then
+ * they are refused and recorded as a denial of who ("control socket"). */
+int tf__register_external(const char *group, tf_factory *f, const char *who);
+void tf__deny_external(const char *who, const char *what);
+/* Triggers (runtime/control) watch the functions they name: the registry adds
+ * f to every holder for which wants(tu, group index) is nonzero, after the
+ * factories registered; a later call replaces f and wants and recomputes
+ * every holder. */
+void tf__registry_watch(tf_factory *f, int (*wants)(const tf_tu *tu, uint32_t group));
+
+/* Snapshot of the modules trusted from the start (before anything runs). */
+void tf__permission_init(void);
+
+/* fork: every lock of libtf is taken before fork and released after it, in
+ * one order, from the single pthread_atfork handler in runtime/init.c. */
+enum { TF_FORK_PREPARE, TF_FORK_PARENT, TF_FORK_CHILD };
+void tf__registry_fork(int phase);
+void tf__permission_fork(int phase);
+
+#endif
