@@ -177,7 +177,8 @@ static int name(tf_cursor *c, char *out, size_t max)
     return 0;
 }
 
-static int constant(tf_cursor *c, tf_cond_term *t)
+/* at_op: where the comparison is, blamed when a string cannot take it. */
+static int constant(tf_cursor *c, tf_cond_term *t, size_t at_op)
 {
     tf__cur_ws(c);
     char ch = c->s[c->i];
@@ -195,8 +196,10 @@ static int constant(tf_cursor *c, tf_cond_term *t)
         return -1;
     if (ch != '"' && !tf__cur_token(c, t->str, sizeof t->str, ""))
         return tf__cur_fail(c, "expected a number or a string");
-    if (t->op != TF_OP_EQ && t->op != TF_OP_NE)
+    if (t->op != TF_OP_EQ && t->op != TF_OP_NE) {
+        c->i = at_op;
         return tf__cur_fail(c, "strings compare with == and != only");
+    }
     return 0;
 }
 
@@ -204,20 +207,25 @@ static int term(tf_cursor *c, tf_cond_term *t)
 {
     tf__cur_ws(c);
     int explicit_arg = strncmp(c->s + c->i, "arg.", 4) == 0;
-    if (name(c, t->arg, sizeof t->arg) < 0 || op(c, &t->op) < 0)
+    if (name(c, t->arg, sizeof t->arg) < 0)
+        return -1;
+    tf__cur_ws(c);
+    size_t at_op = c->i;
+    if (op(c, &t->op) < 0)
         return -1;
     t->what = TF_C_ARG;
     if (!explicit_arg && strcmp(t->arg, "time") == 0)
         t->what = TF_C_TIME;
     if (!explicit_arg && strcmp(t->arg, "depth") == 0)
         t->what = TF_C_DEPTH;
-    return constant(c, t);
+    return constant(c, t, at_op);
 }
 
 int tf__cond_parse(tf_cursor *c, tf_cond *out)
 {
     memset(out, 0, sizeof *out);
     do {
+        tf__cur_ws(c);
         if (out->n == TF_COND_MAX)
             return tf__cur_fail(c, "more than %d comparisons", TF_COND_MAX);
         if (term(c, &out->t[out->n++]) < 0)
@@ -234,6 +242,30 @@ int tf__cond_has(const tf_cond *cond, int what)
     return 0;
 }
 
+/* The spelling that parses back to the same term: "arg." before an argument
+ * named like a keyword, '\' before '"' and '\' in a string. */
+static void format_name(tf_buf *b, const tf_cond_term *t)
+{
+    if (t->what == TF_C_TIME || t->what == TF_C_DEPTH) {
+        tf__buf_puts(b, t->what == TF_C_TIME ? "time" : "depth");
+        return;
+    }
+    if (strcmp(t->arg, "time") == 0 || strcmp(t->arg, "depth") == 0)
+        tf__buf_puts(b, "arg.");
+    tf__buf_puts(b, t->arg);
+}
+
+static void format_str(tf_buf *b, const char *s)
+{
+    tf__buf_puts(b, "\"");
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            tf__buf_puts(b, "\\");
+        tf__buf_put(b, s, 1);
+    }
+    tf__buf_puts(b, "\"");
+}
+
 void tf__cond_format(const tf_cond *cond, char *out, size_t max)
 {
     static const char *const ops[] = {"", "==", "!=", "<", "<=", ">", ">="};
@@ -241,14 +273,12 @@ void tf__cond_format(const tf_cond *cond, char *out, size_t max)
     for (int k = 0; k < cond->n; k++) {
         const tf_cond_term *t = &cond->t[k];
         tf__buf_puts(&b, k ? " and " : "if ");
-        tf__buf_puts(&b, t->what == TF_C_TIME ? "time" : t->what == TF_C_DEPTH ? "depth" : t->arg);
+        format_name(&b, t);
         tf__buf_puts(&b, " ");
         tf__buf_puts(&b, ops[t->op]);
         tf__buf_puts(&b, " ");
         if (t->is_str) {
-            tf__buf_puts(&b, "\"");
-            tf__buf_puts(&b, t->str);
-            tf__buf_puts(&b, "\"");
+            format_str(&b, t->str);
         } else {
             tf__buf_int(&b, t->num);
             if (t->what == TF_C_TIME)
