@@ -13,9 +13,15 @@
 
 #include "control.h"
 
+/* Newlines too: a long TF_TRIGGERS value is written across lines. */
+static int blank(char ch)
+{
+    return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r';
+}
+
 void tf__cur_ws(tf_cursor *c)
 {
-    while (c->s[c->i] == ' ' || c->s[c->i] == '\t')
+    while (blank(c->s[c->i]))
         c->i++;
 }
 
@@ -36,7 +42,7 @@ int tf__cur_keyword(tf_cursor *c, const char *word)
     tf__cur_ws(c);
     size_t n = strlen(word);
     const char *p = c->s + c->i;
-    if (strncmp(p, word, n) != 0 || (p[n] && p[n] != ' ' && p[n] != '\t'))
+    if (strncmp(p, word, n) != 0 || (p[n] && !blank(p[n])))
         return 0;
     c->i += n;
     return 1;
@@ -46,7 +52,7 @@ size_t tf__cur_token(tf_cursor *c, char *out, size_t max, const char *stop)
 {
     tf__cur_ws(c);
     size_t n = 0;
-    while (c->s[c->i] && c->s[c->i] != ' ' && c->s[c->i] != '\t' &&
+    while (c->s[c->i] && !blank(c->s[c->i]) &&
            !strchr(stop, c->s[c->i])) {
         if (n + 1 < max)
             out[n] = c->s[c->i];

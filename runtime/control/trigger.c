@@ -367,7 +367,7 @@ int tf__trigger_env(const char *value, FILE *err)
         if (next)
             *next++ = 0;
         index++;
-        item += strspn(item, " \t"); /* columns count from the item's first word */
+        item += strspn(item, " \t\r\n"); /* columns count from the item's first word */
         tf_cursor c = {.s = item};
         if (!*item || tf__trigger_add(&c, "environment") > 0)
             continue;

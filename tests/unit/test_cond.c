@@ -202,6 +202,22 @@ static void echoed_input_is_escaped(void **state)
     assert_string_equal(out, "abcde...");
 }
 
+/* README's example: TF_TRIGGERS written across lines. */
+static void triggers_across_lines(void **state)
+{
+    FILE *err = tmpfile();
+    assert_int_equal(tf__trigger_env("read_int:enter if x == 42 -> register io=noop once,\n"
+                                     "             write_long:exit if time > 50ms -> clear io\n",
+                                     err),
+                     0);
+    assert_int_equal(ftell(err), 0);
+    fclose(err);
+    assert_int_equal(tf__trigger_count(), 2);
+    assert_int_equal(tf__trigger_remove(1), TF_OK);
+    assert_int_equal(tf__trigger_remove(2), TF_OK);
+    assert_int_equal(tf__trigger_count(), 0);
+}
+
 /* ---- deciding ---------------------------------------------------------------- */
 
 static const tf_enumerator colors[] = {{0, "red"}, {1, "green"}};
@@ -505,6 +521,7 @@ int main(void)
         cmocka_unit_test(stops_after_the_last_term),
         cmocka_unit_test(errors_name_their_column),
         cmocka_unit_test(echoed_input_is_escaped),
+        cmocka_unit_test(triggers_across_lines),
         cmocka_unit_test(every_kind_of_value),
         cmocka_unit_test(durations),
         cmocka_unit_test_setup_teardown(arguments_decide_at_entry, setup, teardown),
