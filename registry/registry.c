@@ -70,6 +70,8 @@ struct tu_entry {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct group *groups;
 static struct tu_entry *tus;
+static tf_factory *watcher;
+static int (*watcher_wants)(const tf_tu *tu, uint32_t group);
 static tf__monitor_maker maker;
 static volatile int exiting;
 
@@ -226,13 +228,10 @@ struct factory_set {
     tf_factory *small[16];
 };
 
-static int add_factory(struct group *g, void *arg)
+static int set_add(struct factory_set *s, tf_factory *f)
 {
-    struct factory_set *s = arg;
-    if (!g->factory)
-        return 0;
     for (int i = 0; i < s->n; i++)
-        if (s->v[i] == g->factory)
+        if (s->v[i] == f)
             return 0;
     if (s->n == s->cap) {
         tf_factory **v = grow(s->v, s->small, &s->cap, sizeof *v);
@@ -240,8 +239,13 @@ static int add_factory(struct group *g, void *arg)
             return TF_ENOMEM;
         s->v = v;
     }
-    s->v[s->n++] = g->factory;
+    s->v[s->n++] = f;
     return 0;
+}
+
+static int add_factory(struct group *g, void *arg)
+{
+    return g->factory ? set_add(arg, g->factory) : 0;
 }
 
 /* The factories reaching group h: its own, then its ancestors' nearest first;
@@ -252,6 +256,13 @@ static int factories_for(struct group *h, struct factory_set *s)
     s->n = 0;
     s->cap = 16;
     return each_container(h, add_factory, s);
+}
+
+/* The trigger watcher comes after the registered factories (it only
+ * watches, so it sees the call after they did). */
+static int watch_set(const tf_tu *tu, uint32_t group, struct factory_set *s)
+{
+    return watcher && watcher_wants(tu, group) ? set_add(s, watcher) : 0;
 }
 
 static void set_free(struct factory_set *s)
@@ -315,7 +326,7 @@ static void update_tu(struct tu_entry *e)
     for (uint32_t i = 0; i < e->tu->ngroups; i++) {
         struct slot *s = &e->slots[i];
         struct factory_set set;
-        if (factories_for(s->group, &set) != 0) {
+        if (factories_for(s->group, &set) != 0 || watch_set(e->tu, i, &set) != 0) {
             fprintf(stderr, "tf: %s: out of memory: the monitor for group '%s' is unchanged\n",
                     e->tu->file, s->group->name);
         } else if (!(s->current ? same_set(s->current, set.v, set.n) : set.n == 0)) {
@@ -331,6 +342,15 @@ static void update_all(void)
 {
     for (struct tu_entry *e = tus; e; e = e->next)
         update_tu(e);
+}
+
+void tf__registry_watch(tf_factory *f, int (*wants)(const tf_tu *tu, uint32_t group))
+{
+    pthread_mutex_lock(&lock);
+    watcher = f;
+    watcher_wants = wants;
+    update_all();
+    pthread_mutex_unlock(&lock);
 }
 
 /* ---- registration ------------------------------------------------------------ */

@@ -31,6 +31,12 @@ static const struct var vars[] = {
      "the timing report at exit: .json JSON, .csv CSV, '-' stderr, else text (default stderr)"},
     {"TF_TIMING_TRACE", tf__parse_any, NULL, NULL,
      "file for the timing event log as Chrome trace JSON (ui.perfetto.dev)"},
+    {"TF_CONTROL", tf__parse_one_of, "0|1", "0",
+     "1: serve tf-ctl on a Unix socket (tf-ctl list shows where)"},
+    {"TF_TRIGGERS", tf__parse_any, NULL, NULL,
+     "FUNCTION:EVENT [if CONDITION] -> ACTION items separated by ',' (README: triggers)"},
+    {"XDG_RUNTIME_DIR", tf__parse_any, NULL, NULL,
+     "not TF's own: TF_CONTROL's socket goes in its tf/ if it is absolute (else /tmp/tf-<uid>/)"},
     {"TF_HELP", tf__parse_one_of, "0|1", "0",
      "1: list these variables and the known factories on stderr at start"},
 };

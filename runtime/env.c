@@ -4,6 +4,7 @@
  * this file applies them:
  *
  *   TF_MONITORS='io=dprint,io_read=timing+tracer'   group=factory[+factory...]
+ *   TF_MONITORS='io=dprint if time > 10ms'          ... [if CONDITION] (runtime/control)
  *   TF_OUTPUT=FILE   where dprint writes (default stderr)
  *
  * A bad item is reported once on stderr, naming it; the other items still
@@ -184,6 +185,22 @@ static int resolve(char *list, tf_factory **fs, size_t *n, int index, const char
     return APPLIED;
 }
 
+/* Registers fs on group, wrapped in the condition cond (at column col of
+ * the item) if there is one. */
+static int apply_cond(const char *group, tf_factory **fs, size_t n, const char *cond, size_t col,
+                      int index)
+{
+    if (cond) {
+        tf_factory *f = tf__cond_wrap(cond, col, fs, n, index);
+        if (!f)
+            return REPORTED;
+        fs[0] = f;
+        n = 1;
+    }
+    apply(group, fs, n);
+    return APPLIED;
+}
+
 /* last: no more factories can come (exit), so an unknown one is reported. */
 static int apply_item(const char *text, int index, int last)
 {
@@ -196,13 +213,16 @@ static int apply_item(const char *text, int index, int last)
     int rc = REPORTED;
     char *eq = strchr(item, '=');
     char *group = eq ? (*eq = 0, trim(item)) : NULL, *list = eq ? trim(eq + 1) : NULL;
+    char *cond = eq ? strstr(list, " if ") : NULL;
+    if (cond)
+        *cond = 0; /* "group=f1+f2 if CONDITION" (runtime/control) */
     size_t n;
     if (!eq)
         bad(index, text, "expected group=factory[+factory...]", NULL, NULL);
     else if (!identifier(group))
         bad(index, text, *group ? "bad group name" : "empty group name", *group ? group : NULL, NULL);
     else if ((rc = resolve(list, fs, &n, index, text, last)) == APPLIED)
-        apply(group, fs, n);
+        rc = apply_cond(group, fs, n, cond ? cond + 4 : NULL, cond ? (size_t)(cond + 4 - item) : 0, index);
     free(fs);
     free(item);
     return rc;
@@ -247,6 +267,17 @@ static void factory_added(void)
     retry_waiting(0);
     applying = 0;
     pthread_mutex_unlock(&lock);
+}
+
+tf_factory *tf__env_factory(const char *name, int *unknown, char *why, size_t len)
+{
+    pthread_mutex_lock(&lock);
+    applying = 1;
+    tf_factory *f = tf__factory_named(name, unknown, why, len);
+    retry_waiting(0); /* making f may have published what an item waits for */
+    applying = 0;
+    pthread_mutex_unlock(&lock);
+    return f;
 }
 
 static void apply_all(const char *value)

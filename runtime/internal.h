@@ -145,9 +145,12 @@ void tf__thread_name(char name[16]);
  * The locks are taken in one order (env, factories, registry, permission,
  * dprint streams, timing) by runtime/init.c's one pthread_atfork handler:
  * handlers of separate modules would run in reverse registration order and
- * could invert the registry -> timing order that monitor creation uses. */
+ * could invert the registry -> timing order that monitor creation uses.
+ * Live control (its trigger list) comes first and is released last: a
+ * child's control server thread starts only once every other lock is free. */
 void tf__dprint_fork(int phase);
 void tf__timing_fork(int phase);
+void tf__control_fork(int phase);
 
 /* ---- environment (runtime/env.c, factories.c) ------------------------------ */
 /* The stream TF_OUTPUT names (stderr by default). */
@@ -173,6 +176,17 @@ void tf__factories_help(FILE *out);
 /* fn runs after each tf_env_add_factory (TF_MONITORS items may wait for it). */
 void tf__factories_on_add(void (*fn)(void));
 void tf__factories_fork(int phase);
+/* tf__factory_named for live control (tf-ctl register, triggers), from any
+ * thread: under env.c's lock, as TF_MONITORS items look factories up. */
+tf_factory *tf__env_factory(const char *name, int *unknown, char *why, size_t len);
+/* "if COND" of a TF_MONITORS item (text, at column col of item index) around
+ * the composition of fs; NULL after reporting a bad condition on stderr. */
+tf_factory *tf__cond_wrap(const char *text, size_t col, tf_factory **fs, size_t n, int index);
+/* TF_CONTROL and TF_TRIGGERS (runtime/control), after environment activation. */
+void tf__control_init(void);
+/* The manager of the `timing` factory if TF_MONITORS or tf-ctl ever asked
+ * for it, else NULL (tf-ctl report). */
+struct tf_timing_manager *tf__timing_env_existing(void);
 /* Fatal signals (fatal.c): SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT. A libtf
  * handler catches them all with tf__catch_fatal (nonzero if sigaction
  * failed) and, when done, hands the signal on with tf__fatal_pass_on. */

@@ -107,3 +107,8 @@ static tf_factory *make_timing(const char *name)
     return env_manager ? &env_manager->factory : NULL;
 }
 TF_ENV_FACTORY(timing, "timing", "timing points, reported at exit to TF_REPORT", make_timing)
+
+tf_timing_manager *tf__timing_env_existing(void)
+{
+    return (tf_timing_manager *)__atomic_load_n(&env_manager, __ATOMIC_ACQUIRE);
+}
