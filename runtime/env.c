@@ -18,6 +18,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <tf/record.h>
+
 #include "../registry/internal.h"
 
 static char *report_path;
@@ -85,6 +87,7 @@ static const struct {
     {"dprint", dprint_factory},
     {"tracer", tf_operation_tracer},
     {"timing", timing_factory},
+    {"record", tf_record},
 };
 #define NFACTORIES (sizeof factories / sizeof factories[0])
 
@@ -131,7 +134,7 @@ static const char *parse_factories(char *list, tf_factory **out, size_t *n, cons
         while (i < NFACTORIES && strcmp(factories[i].name, name) != 0)
             i++;
         if (i == NFACTORIES)
-            return "unknown factory (known: noop, dprint, tracer, timing)";
+            return "unknown factory (known: noop, dprint, tracer, timing, record)";
         tf_factory *f = factories[i].make();
         if (!f)
             return "factory could not be created";

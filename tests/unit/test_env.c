@@ -113,9 +113,9 @@ static void malformed_items_are_named_and_the_rest_applies(void **state)
         {"io=+noop", "tf: TF_MONITORS: item 1 'io=+noop': empty factory name\n"},
         {"io=noop++tracer", "tf: TF_MONITORS: item 1 'io=noop++tracer': empty factory name\n"},
         {"io=dprnt", "tf: TF_MONITORS: item 1 'io=dprnt': unknown factory (known: noop, "
-                     "dprint, tracer, timing) 'dprnt'\n"},
+                     "dprint, tracer, timing, record) 'dprnt'\n"},
         {"io=noop=tracer", "tf: TF_MONITORS: item 1 'io=noop=tracer': unknown factory (known: "
-                           "noop, dprint, tracer, timing) 'noop=tracer'\n"},
+                           "noop, dprint, tracer, timing, record) 'noop=tracer'\n"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char value[128], want[512];
