@@ -7,6 +7,7 @@
  * an event and records another is counted as discarded, never waited for.
  */
 #define _GNU_SOURCE
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -217,7 +218,10 @@ static void r_exception(tf_monitor *self, int id, const tf_exception *exc)
 {
     const rmon *m = (const rmon *)self;
     char type[TF_STR_MAX + 8];
-    tf_exception_type(exc, type, sizeof type);
+    if (exc->kind == TF_EXC_NORETURN && exc->name) /* the callee, without dprint's decoration */
+        snprintf(type, sizeof type, "%s", exc->name);
+    else
+        tf_exception_type(exc, type, sizeof type);
     tf_value v = {"type", TF_K_STR, sizeof(char *), {.s = type}, NULL};
     rt_ring *r = begin();
     if (!r)
