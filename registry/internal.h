@@ -124,7 +124,7 @@ int tf__register_trusted(const char *group, tf_factory *f);
 int tf__permitted(const void *caller, const char *what);
 void tf__permission_init(void);
 /* fork: every runtime lock is taken before fork and released after it, in
- * one order (registry, permission, dprint streams, timing), from the single
+ * one order (registry, permission, dprint streams, timing, recorder), from the single
  * pthread_atfork handler in runtime/init.c. pthread_atfork handlers of
  * separate modules would run in reverse registration order and could invert
  * the registry -> timing order that monitor creation uses. */
@@ -133,6 +133,7 @@ void tf__registry_fork(int phase);
 void tf__permission_fork(int phase);
 void tf__dprint_fork(int phase);
 void tf__timing_fork(int phase);
+void tf__record_fork(int phase);
 /* Nonzero once exit() has begun: monitors are then never destroyed. */
 extern volatile int tf__exiting;
 
