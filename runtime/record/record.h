@@ -115,6 +115,7 @@ void rd_init(void);
 void rd_fork_child(void);
 void rs_start(void);
 void rs_stop(void);
+void rs_wake(void); /* async-signal-safe */
 void rs_fork_child(void);
 
 #endif

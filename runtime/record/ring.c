@@ -124,9 +124,13 @@ unsigned char *rt_ring_reserve_slow(rt_ring *r, size_t n, uint64_t now)
         return NULL;
     uint64_t next = r->seq + 1;
     /* Stream mode never overwrites a packet the writer thread has not written. */
-    if (rt_cfg.stream && r->seq != UINT64_MAX &&
-        next >= __atomic_load_n(&r->flushed, __ATOMIC_ACQUIRE) + r->npackets)
-        return NULL;
+    if (rt_cfg.stream && r->seq != UINT64_MAX) {
+        uint64_t flushed = __atomic_load_n(&r->flushed, __ATOMIC_ACQUIRE);
+        if (next >= flushed + r->npackets)
+            return NULL;
+        if (next - flushed >= r->npackets / 2)
+            rs_wake();
+    }
     if (r->seq != UINT64_MAX)
         close_packet(r);
     open_packet(r, now);

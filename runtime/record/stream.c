@@ -3,18 +3,23 @@
  * to its thread's file; a thread whose ring is full of unwritten packets
  * counts the events it cannot keep (events_discarded) instead of waiting.
  * The open packet of each thread is written at exit or on a fatal signal.
+ * The writer wakes every 5 ms, and at once when a thread has half its ring
+ * unwritten (an eventfd: write(2) is async-signal-safe, a condition variable
+ * is not).
  */
 #define _GNU_SOURCE
+#include <poll.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "record.h"
 
-#define PERIOD_NS 5000000L
+#define PERIOD_MS 5
 
 static pthread_t writer;
-static int running, stop;
+static int running, stop, wake = -1;
 static unsigned char packet[RP_MAX];
 
 /* Writes r's closed packets not yet on disk. */
@@ -39,8 +44,12 @@ static void *run(void *arg)
     const char *why = NULL;
     int dirfd = -1;
     while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
-        struct timespec t = {0, PERIOD_NS};
-        nanosleep(&t, NULL);
+        struct pollfd p = {wake, POLLIN, 0};
+        if (poll(&p, 1, PERIOD_MS) > 0) {
+            uint64_t n;
+            if (read(wake, &n, sizeof n) < 0)
+                continue;
+        }
         if (!rt_rings())
             continue;
         if (dirfd < 0 && (dirfd = rd_open_dir(rd_dir(), &why)) < 0) {
@@ -59,8 +68,17 @@ static void *run(void *arg)
     return arg;
 }
 
+void rs_wake(void)
+{
+    uint64_t one = 1;
+    if (wake >= 0 && write(wake, &one, sizeof one) < 0)
+        return; /* the counter is full: the writer is awake anyway */
+}
+
 void rs_start(void)
 {
+    if (wake < 0)
+        wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old); /* signals go to the program's threads */
@@ -84,6 +102,9 @@ void rs_fork_child(void)
 {
     running = 0;
     stop = 0;
+    if (wake >= 0)
+        close(wake);
+    wake = -1;
     if (rt_cfg.stream && rt_cfg.pid)
         rs_start();
 }
