@@ -45,8 +45,13 @@ static inline void put_header(unsigned char **pp, const rt_ring *r, uint32_t cls
 static inline unsigned char *put_func(unsigned char *p, const rmon *m, int id)
 {
     uint32_t f = m->first + (uint32_t)id;
-    memcpy(p, &f, m->wide ? 4 : 2);
-    return p + (m->wide ? 4 : 2);
+    if (__builtin_expect(m->wide != 0, 0)) { /* constant sizes: a memcpy of n bytes is a loop */
+        memcpy(p, &f, 4);
+        return p + 4;
+    }
+    uint16_t f16 = (uint16_t)f;
+    memcpy(p, &f16, 2);
+    return p + 2;
 }
 
 static inline rt_ring *begin(void)

@@ -42,7 +42,13 @@ typedef struct rt_ring {
 } rt_ring;
 
 /* The calling thread's ring, made at its first event (NULL if out of memory). */
-rt_ring *rt_ring_self(void);
+extern TF_TLS rt_ring *rt_self;
+rt_ring *rt_ring_make_self(void);
+static inline rt_ring *rt_ring_self(void)
+{
+    rt_ring *r = rt_self;
+    return __builtin_expect(r != NULL, 1) ? r : rt_ring_make_self();
+}
 /* Room for n more bytes, opening a new packet at time now if needed; NULL
  * when an event of n bytes can never fit or stream mode is behind. */
 unsigned char *rt_ring_reserve_slow(rt_ring *r, size_t n, uint64_t now);

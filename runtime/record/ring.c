@@ -14,7 +14,7 @@
 
 static rt_ring *all;          /* every ring, newest first */
 static uint32_t numbered;     /* rings made so far */
-static TF_TLS rt_ring *self;
+TF_TLS rt_ring *rt_self;
 static pthread_key_t exit_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 
@@ -67,15 +67,13 @@ static rt_ring *ring_new(void)
     return r;
 }
 
-rt_ring *rt_ring_self(void)
+rt_ring *rt_ring_make_self(void)
 {
-    if (__builtin_expect(self != NULL, 1))
-        return self;
     pthread_once(&key_once, make_key);
-    self = ring_new();
-    if (self)
-        pthread_setspecific(exit_key, self);
-    return self;
+    rt_self = ring_new();
+    if (rt_self)
+        pthread_setspecific(exit_key, rt_self);
+    return rt_self;
 }
 
 rt_ring *rt_rings(void)
@@ -185,7 +183,7 @@ void rt_ring_fork_child(void)
     }
     all = NULL;
     numbered = 0;
-    self = NULL;
+    rt_self = NULL;
     pthread_once(&key_once, make_key);
     pthread_setspecific(exit_key, NULL);
 }
