@@ -5,6 +5,7 @@
  * packets copied into a static buffer and on preformatted metadata.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,16 +92,43 @@ int rd_open_dir(const char *path, const char **why)
     return -1;
 }
 
-/* thread-<n> in dirfd, created or (stream mode) appended to. */
-int rd_open_stream(int dirfd, const rt_ring *r, int append)
+static void stream_name(char name[32], uint32_t number)
+{
+    tf_buf b = {name, 32, 0};
+    tf__buf_puts(&b, "thread-");
+    tf__buf_uint(&b, number);
+    tf__buf_end(&b);
+}
+
+/* thread-<n> in dirfd, emptied: stream mode then appends to it. */
+int rd_open_stream(int dirfd, const rt_ring *r)
 {
     char name[32];
-    tf_buf b = {name, sizeof name, 0};
-    tf__buf_puts(&b, "thread-");
-    tf__buf_uint(&b, r->number);
-    tf__buf_end(&b);
-    int flags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (append ? O_APPEND : O_TRUNC);
-    return openat(dirfd, name, flags, 0600);
+    stream_name(name, r->number);
+    return openat(dirfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+}
+
+/* A directory used before may hold thread files of an earlier trace, which
+ * a reader would take for part of this one. Not async-signal-safe (readdir):
+ * done when the recorder starts and before a snapshot. */
+void rd_clean(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 077)) {
+        if (fd >= 0)
+            close(fd);
+        return; /* refused later, when it is written, with the reason */
+    }
+    DIR *d = fdopendir(fd);
+    if (!d) {
+        close(fd);
+        return;
+    }
+    for (struct dirent *e; (e = readdir(d));)
+        if (strncmp(e->d_name, "thread-", 7) == 0)
+            unlinkat(dirfd(d), e->d_name, 0);
+    closedir(d);
 }
 
 static int write_ring(int dirfd, rt_ring *r, int final)
@@ -109,9 +137,11 @@ static int write_ring(int dirfd, rt_ring *r, int final)
     rt_ring_span(r, &first, &last);
     if (last == UINT64_MAX || (rt_cfg.stream && !final && last-- == first))
         return 0; /* stream mode keeps the open packet until the end */
-    int fd = r->fd >= 0 ? r->fd : rd_open_stream(dirfd, r, rt_cfg.stream);
+    int fd = r->fd >= 0 ? r->fd : rd_open_stream(dirfd, r);
     if (fd < 0)
         return -1;
+    if (rt_cfg.stream)
+        r->fd = fd; /* the rest of the stream is appended */
     int rc = 0;
     for (uint64_t s = first; s <= last && rc == 0; s++) {
         size_t len = rt_ring_copy(r, s, packet);
@@ -217,6 +247,7 @@ void rd_init(void)
 {
     rt_cfg.pid = getpid();
     name_dir();
+    rd_clean(dir);
     if (tf__catch_fatal(on_fatal, previous) != 0)
         fprintf(stderr, "tf: record: cannot catch fatal signals: no post-mortem trace\n");
     atexit(at_exit);
@@ -225,5 +256,6 @@ void rd_init(void)
 void rd_fork_child(void)
 {
     name_dir();
+    rd_clean(dir);
     rd_unlock();
 }

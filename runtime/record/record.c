@@ -302,6 +302,8 @@ TF_API int tf_record_snapshot(const char *dir)
 {
     if (!rt_rings())
         return TF_EINVAL;
+    if (dir)
+        rd_clean(dir);
     return rd_dump(dir, 0) == 0 ? TF_OK : TF_EPERM;
 }
 

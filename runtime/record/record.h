@@ -112,7 +112,9 @@ const char *rd_dir(void);
 /* Opens dir, made 0700 if absent; -1 with the reason if it is a symbolic
  * link, not ours, or open to others. */
 int rd_open_dir(const char *dir, const char **why);
-int rd_open_stream(int dirfd, const rt_ring *r, int append);
+int rd_open_stream(int dirfd, const rt_ring *r);
+/* Removes an earlier trace's thread files from path (not async-signal-safe). */
+void rd_clean(const char *path);
 int rd_write_all(int fd, const void *p, size_t n);
 /* One thread writes a trace at a time (wait: up to 5 s for another). */
 int rd_lock(int wait);

@@ -28,7 +28,7 @@ static int flush_closed(rt_ring *r, int dirfd)
     uint64_t cur = __atomic_load_n(&r->seq, __ATOMIC_ACQUIRE);
     if (cur == UINT64_MAX)
         return 0;
-    if (r->fd < 0 && (r->fd = rd_open_stream(dirfd, r, 1)) < 0)
+    if (r->fd < 0 && (r->fd = rd_open_stream(dirfd, r)) < 0)
         return -1;
     int rc = 0;
     for (uint64_t s = r->flushed; s < cur && rc == 0; s++) {

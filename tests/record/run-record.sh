@@ -44,7 +44,9 @@ run() { # run DIR ARGS...: record into DIR, and the same run under dprint into D
 
 case $mode in
 calls)
+    mkdir -m 700 t && echo junk > t/thread-9 # an earlier trace's file: not part of this one
     run t calls
+    [ -e t/thread-9 ] && fail "an earlier trace's thread-9 was left in the directory"
     same_as_dprint t t.dprint
     [ "$(ls t | grep -c '^thread-')" = 3 ] || fail "expected 3 thread files (2 exited threads), got: $(ls t)"
     grep -q 'tf: record: trace in t (3 threads, ring mode)' t.err || fail "no summary on stderr: $(cat t.err)"
