@@ -208,9 +208,10 @@ static void put_type(tf_buf *b, const tf_value *v)
             put_int_type(b, v->size, 1, 0);
         break;
     case TF_K_STRUCT:
-        tf__buf_puts(b, "enum : uint8_t { \"");
+        /* A struct around the spelling: readers tell it from an enum value. */
+        tf__buf_puts(b, "struct { enum : uint8_t { \"");
         put_label(b, v->type ? (const char *)v->type : "struct");
-        tf__buf_puts(b, "\" = 0 }");
+        tf__buf_puts(b, "\" = 0 } _type; }");
         break;
     default: put_int_type(b, 8, 0, 1); break;
     }
@@ -251,7 +252,9 @@ static void field_name(char *out, size_t cap, int kind, const tf_value *vals, ui
         memmove(base + 1, base, strlen(base) + 1);
         base[0] = '_';
     }
-    snprintf(out, cap, "%s", base);
+    size_t len = strlen(base) < cap ? strlen(base) : cap - 1;
+    memcpy(out, base, len); /* no stdio: this may run in a signal handler */
+    out[len] = 0;
 }
 
 static void put_fields(tf_buf *b, int kind, int wide, const tf_value *vals, uint32_t n)

@@ -7,7 +7,6 @@
  * an event and records another is counted as discarded, never waited for.
  */
 #define _GNU_SOURCE
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -180,12 +179,14 @@ static void valued(const rmon *m, int kind, int id, int info, int tp, const tf_v
     rt_ring *r = begin();
     if (!r)
         return;
+    /* 0 from class_of is a failure; without values the fixed classes (0 too) */
     uint32_t cls = n ? class_of(m, kind, kind == RC_INFO ? info : id, v, n) : (uint32_t)kind + m->wide;
+    int known = !n || cls != 0;
     size_t max = 13 + 9;
     for (uint32_t i = 0; i < n; i++)
         max += value_max(&v[i]);
     uint64_t now = now_for(r);
-    unsigned char *p = cls ? rt_ring_reserve(r, max, now) : NULL;
+    unsigned char *p = known ? rt_ring_reserve(r, max, now) : NULL;
     if (p) {
         put_header(&p, r, cls, now);
         p = put_func(p, m, id);
@@ -223,10 +224,13 @@ static void r_exception(tf_monitor *self, int id, const tf_exception *exc)
 {
     const rmon *m = (const rmon *)self;
     char type[TF_STR_MAX + 8];
-    if (exc->kind == TF_EXC_NORETURN && exc->name) /* the callee, without dprint's decoration */
-        snprintf(type, sizeof type, "%s", exc->name);
-    else
+    if (exc->kind == TF_EXC_NORETURN && exc->name) { /* the callee, without dprint's decoration */
+        size_t n = strnlen(exc->name, sizeof type - 1);
+        memcpy(type, exc->name, n);
+        type[n] = 0;
+    } else {
         tf_exception_type(exc, type, sizeof type);
+    }
     tf_value v = {"type", TF_K_STR, sizeof(char *), {.s = type}, NULL};
     rt_ring *r = begin();
     if (!r)

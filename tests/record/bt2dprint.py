@@ -7,30 +7,20 @@ import re
 import sys
 
 LINE = re.compile(r'^\[[^]]*\] \(\+[^)]*\) \S+ (tf:\w+): \{ tid = \d+, thread = "([^"]*)" \}, \{ (.*) \}$')
-ENUM = re.compile(r'^\( "((?:[^"\\]|\\.)*)" : container = -?\d+ \)$')
+LABEL = r'\( (?:"(?:[^"\\]|\\.)*"|<unknown>) : container = -?\d+ \)'
+ENUM = re.compile(r'^\( (?:"((?:[^"\\]|\\.)*)"|<unknown>) : container = (-?\d+) \)$')
+VALUE = re.compile(r'"(?:[^"\\]|\\.)*"|\{ type = ' + LABEL + r' \}|' + LABEL + r'|[^,]+')
 
 
 def fields(text):
     out, i = [], 0
     while i < len(text):
         m = re.match(r'(\w+) = ', text[i:])
-        if not m:
+        v = m and VALUE.match(text, i + m.end())
+        if not v:
             raise ValueError(text[i:])
-        i += m.end()
-        if text[i] == '"':
-            j = i + 1
-            while text[j] != '"':
-                j += 2 if text[j] == '\\' else 1
-            val = text[i:j + 1]
-        elif text[i] == '(':
-            j = text.index(')', i)
-            val = text[i:j + 1]
-        else:
-            j = text.find(', ', i)
-            j = len(text) - 1 if j < 0 else j - 1
-            val = text[i:j + 1]
-        out.append((m.group(1), val))
-        i = j + 1
+        out.append((m.group(1), v.group(0)))
+        i = v.end()
         if text[i:i + 2] == ', ':
             i += 2
     return out
@@ -46,12 +36,46 @@ def name(k, earlier):
     return k
 
 
+NAMED = {'a': 7, 'b': 8, 'f': 12, 'n': 10, 'r': 13, 't': 9, 'v': 11, '\\': 92, '"': 34}
+
+
+def restring(body):
+    """babeltrace2's escapes (\\n, \\xNN, raw UTF-8) as dprint's (\\n, octal)."""
+    raw, i = bytearray(), 0
+    while i < len(body):
+        c = body[i]
+        if c == '\\' and body[i + 1] == 'x':
+            raw.append(int(body[i + 2:i + 4], 16))
+            i += 4
+        elif c == '\\':
+            raw.append(NAMED[body[i + 1]])
+            i += 2
+        else:
+            raw += c.encode()
+            i += 1
+    out = ''
+    for b in raw:
+        named = [k for k, n in NAMED.items() if n == b]
+        if named:
+            out += '\\' + named[0]
+        elif b < 0x20 or b >= 0x7f:
+            out += '\\%03o' % b
+        else:
+            out += chr(b)
+    return '"' + out + '"'
+
+
 def value(v):
-    if v.endswith('..."'):  # cut at 64 bytes: dprint closes the quote first
-        return v[:-4] + '"...'
+    if v.startswith('"'):
+        v = restring(v[1:-1])
+        if v.endswith('..."'):  # cut at 64 bytes: dprint closes the quote first
+            return v[:-4] + '"...'
+        return v
+    if v.startswith('{ type = '):
+        return '{...}'  # a struct by value is recorded as its type's spelling
     m = ENUM.match(v)
     if m:
-        return m.group(1)
+        return m.group(1) if m.group(1) is not None else m.group(2)
     if re.match(r'^0x0*$', v, re.I):
         return 'NULL'
     if re.match(r'^0x[0-9a-f]+$', v, re.I):

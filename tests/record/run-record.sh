@@ -3,10 +3,14 @@
 # compiler plugin, recorded, and the trace read by the real babeltrace2.
 #
 #   run-record.sh CC PLUGIN INCLUDE LIBDIR WORK OPT MODE
+#   run-record.sh CC PLUGIN INCLUDE LIBDIR WORK OPT fixture SRC CXX
 #
 # MODE: calls (babeltrace2's events, converted to dprint lines, equal dprint's
 # trace of the same run, per thread), values0, segv|bus|fpe|ill|abrt (the
-# post-mortem), fork, dl, snapshot, stream, flood, ring4k.
+# post-mortem), fork, dl, snapshot, stream, flood, ring4k; fixture: a shared
+# fixture (tests/fixtures) recorded under its expected file's TF_MONITORS with
+# dprint replaced by record, compared with its dprint trace (C++ exceptions,
+# longjmp, noreturn, threads).
 # Exit 0 pass, 1 fail, 77 skip (no babeltrace2, or a sanitized build).
 set -u
 cc=$1 plugin=$2 inc=$3 libdir=$4 work=$5 opt=$6 mode=$7
@@ -16,6 +20,22 @@ command -v babeltrace2 > /dev/null || { echo "skip: babeltrace2 is not installed
 export LC_ALL=C
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 link=(-L"$libdir" -ltf -Wl,-rpath,"$libdir" -pthread -ldl)
+if [ "$mode" = fixture ]; then
+    src=$8 exp=${8%.*}.expected
+    monitors=$(sed -n 's/^# env TF_MONITORS=//p' "$exp" | head -n 1)
+    [ "${src##*.}" = cc ] && cc=$9
+    $cc -fplugin="$plugin" -I"$inc" -I"$(dirname "$src")" -g $opt "$src" -o fx "${link[@]}" 2> build.log ||
+        { cat build.log; echo "FAIL: building $src"; exit 1; }
+    env TF_MONITORS="${monitors//dprint/record}" TF_RECORD=t ./fx > /dev/null 2> t.err
+    env TF_MONITORS="$monitors" TF_OUTPUT=t.dprint ./fx > /dev/null 2>&1
+    babeltrace2 t 2> t.bterr | "$here/bt2dprint.py" | sort -s -t: -k1,1 > t.got ||
+        { cat t.bterr; echo "FAIL: $src $cc $opt: cannot read the recording"; exit 1; }
+    sed -E 's/0x[0-9a-f]+/0xPTR/g; s/^(\([^)]*\): )[[:space:]]+/\1/' t.dprint | sort -s -t: -k1,1 > t.want
+    diff -u t.want t.got || { echo "FAIL: $src $cc $opt: recording and dprint differ"; exit 1; }
+    [ -s t.got ] || { echo "FAIL: $src: empty recording"; exit 1; }
+    echo "ok: fixture $src $cc $opt ($(wc -l < t.got) events)"
+    exit 0
+fi
 $cc -fplugin="$plugin" -I"$inc" -g $opt "$here/rec.c" -o rec "${link[@]}" 2> build.log ||
     { cat build.log; echo "FAIL: building rec.c"; exit 1; }
 $cc -fplugin="$plugin" -I"$inc" -g $opt -fPIC -shared "$here/rec_lib.c" -o librec.so "${link[@]}" 2>> build.log ||
