@@ -35,7 +35,7 @@ int rd_write_all(int fd, const void *p, size_t n)
     return 0;
 }
 
-static void say(const char *a, const char *b, const char *c)
+static void say4(const char *a, const char *b, const char *c, const char *d)
 {
     char line[4600];
     tf_buf buf = {line, sizeof line - 1, 0};
@@ -43,6 +43,7 @@ static void say(const char *a, const char *b, const char *c)
     tf__buf_puts(&buf, a);
     tf__buf_puts(&buf, b);
     tf__buf_puts(&buf, c);
+    tf__buf_puts(&buf, d);
     tf__buf_end(&buf);
     line[buf.len < sizeof line - 1 ? buf.len : sizeof line - 2] = '\n';
     rd_write_all(2, line, (buf.len < sizeof line - 1 ? buf.len : sizeof line - 2) + 1);
@@ -200,7 +201,7 @@ int rd_dump(const char *where, int final)
     }
     rd_unlock();
     if (rc)
-        say("the trace directory '", path, why ? why : "");
+        say4("the trace directory '", path, "' ", why ? why : "");
     return rc;
 }
 
@@ -208,7 +209,7 @@ static void on_fatal(int sig, siginfo_t *info, void *uctx)
 {
     int saved = errno;
     if (rt_rings()) {
-        say("fatal signal: writing the flight recorder to ", dir, "");
+        say4("fatal signal: writing the flight recorder to ", dir, "", "");
         rd_dump(NULL, 1);
     }
     errno = saved;
