@@ -1,13 +1,15 @@
 /*
- * config.c: the recorder's environment (README "Recording"), read once with
- * secure_getenv. A bad value is said on stderr, naming the variable and the
- * value, and the default applies.
+ * config.c: the recorder's variables (README "Recording"), from libtf's one
+ * table (runtime/config.c), which checks TF_RECORD_MODE and TF_RECORD_VALUES;
+ * the size is checked here. A bad value is said on stderr and the default
+ * applies.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../config.h"
 #include "record.h"
 
 #define MIN_SIZE 4096ull
@@ -37,34 +39,22 @@ static uint64_t parse_size(const char *s)
 
 void rt_configure(void)
 {
-    const char *v = secure_getenv("TF_RECORD");
+    const char *v = tf__config_get("TF_RECORD");
     if (v && *v) {
         if (strlen(v) >= sizeof rt_cfg.dir - 32)
             fprintf(stderr, "tf: TF_RECORD: the path is too long; using tf-record-<pid>\n");
         else
             strcpy(rt_cfg.dir, v);
     }
-    v = secure_getenv("TF_RECORD_MODE");
-    if (v && *v) {
-        if (strcmp(v, "stream") == 0)
-            rt_cfg.stream = 1;
-        else if (strcmp(v, "ring") != 0)
-            fprintf(stderr, "tf: TF_RECORD_MODE: '%s' is neither 'ring' nor 'stream'; using 'ring'\n", v);
-    }
-    v = secure_getenv("TF_RECORD_SIZE");
-    if (v && *v) {
-        uint64_t size = parse_size(v);
-        if (size >= MIN_SIZE)
-            rt_cfg.size = size;
-        else
-            fprintf(stderr, "tf: TF_RECORD_SIZE: '%s' is not a size from 4K to 1024G "
-                            "(a number with an optional K, M or G); using 1M\n", v);
-    }
-    v = secure_getenv("TF_RECORD_VALUES");
-    if (v && *v) {
-        if (strcmp(v, "0") == 0)
-            rt_cfg.values = 0;
-        else if (strcmp(v, "1") != 0)
-            fprintf(stderr, "tf: TF_RECORD_VALUES: '%s' is neither 0 nor 1; using 1\n", v);
-    }
+    v = tf__config_get("TF_RECORD_MODE");
+    rt_cfg.stream = v && strcmp(v, "stream") == 0;
+    v = tf__config_get("TF_RECORD_VALUES");
+    rt_cfg.values = !(v && strcmp(v, "0") == 0);
+    v = tf__config_get("TF_RECORD_SIZE");
+    uint64_t size = v ? parse_size(v) : 0;
+    if (size >= MIN_SIZE)
+        rt_cfg.size = size;
+    else if (v)
+        fprintf(stderr, "tf: TF_RECORD_SIZE: '%s' is not a size from 4K to 1024G "
+                        "(a number with an optional K, M or G); using 1M\n", v);
 }

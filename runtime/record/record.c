@@ -302,6 +302,13 @@ TF_API tf_factory *tf_record(void)
     return &factory;
 }
 
+static tf_factory *make(const char *name)
+{
+    return tf_record();
+}
+
+TF_ENV_FACTORY(record, "record", "flight recorder: a CTF trace in TF_RECORD at exit, on a crash, on demand", make);
+
 TF_API int tf_record_snapshot(const char *dir)
 {
     if (!rt_rings())

@@ -8,7 +8,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#include "../../registry/internal.h"
+#include "../internal.h"
 #include "../clock.h"
 
 /* ---- packets (ring.c) --------------------------------------------------------

@@ -202,8 +202,6 @@ static void test_one_clock(void **state)
 
 int main(void)
 {
-    setenv("TF_RECORD_SIZE", "4K", 1);
-    setenv("TF_RECORD", "ring-trace", 1);
     if (system("rm -rf first wrap threads ring-trace") != 0)
         return 1;
     tf_tu_register(&iostream_tu);

@@ -24,7 +24,7 @@
 
 #include <tf/timing.h>
 
-#include "../registry/internal.h"
+#include "../internal.h"
 
 #define TT_LD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define TT_ST(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)

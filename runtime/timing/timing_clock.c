@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "clock.h"
+#include "../clock.h"
 #include "timing_internal.h"
 
 #define CALIBRATION_MIN_NS 20000000ull

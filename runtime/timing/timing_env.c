@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../config.h"
 #include "timing_internal.h"
 
 static tt_manager *env_manager;
@@ -43,10 +44,10 @@ static void env_at_exit(void)
 {
     int saved = errno;
     tf__in_monitor = 1; /* nothing monitored runs while we report */
-    const char *report = tf__env_report();
+    const char *report = tf__config_get("TF_REPORT");
     env_write(report ? report : "-", report ? tf_timing_format_for_path(report) : TF_TIMING_TEXT);
-    const char *trace = secure_getenv("TF_TIMING_TRACE");
-    if (trace && *trace)
+    const char *trace = tf__config_get("TF_TIMING_TRACE");
+    if (trace)
         env_write(trace, TF_TIMING_CHROME_TRACE);
     tf__in_monitor = 0;
     errno = saved;
@@ -77,14 +78,14 @@ static void env_init(void)
         return;
     env_pid = getpid();
     __atomic_store_n(&env_manager, m, __ATOMIC_RELEASE); /* fork reads it unlocked */
-    const char *trace = secure_getenv("TF_TIMING_TRACE");
-    if (trace && *trace)
+    if (tf__config_get("TF_TIMING_TRACE"))
         tf_timing_event_log((tf_timing_manager *)env_manager, 1u << 16);
     atexit(env_at_exit);
 }
 
-tf_factory *tf__timing_env_factory(void)
+static tf_factory *make_timing(const char *name)
 {
     pthread_once(&env_once, env_init);
     return env_manager ? &env_manager->factory : NULL;
 }
+TF_ENV_FACTORY(timing, "timing", "timing points, reported at exit to TF_REPORT", make_timing)
