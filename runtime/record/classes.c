@@ -187,7 +187,7 @@ static void put_enum_type(tf_buf *b, const tf_value *v)
     tf__buf_puts(b, " }");
 }
 
-static void put_type(tf_buf *b, const tf_value *v)
+static void put_type(tf_buf *b, const tf_value *v, int as_ptr)
 {
     switch (v->kind) {
     case TF_K_INT: put_int_type(b, v->size, 1, 0); break;
@@ -195,11 +195,11 @@ static void put_type(tf_buf *b, const tf_value *v)
     case TF_K_BOOL: tf__buf_puts(b, "enum : uint8_t { \"false\" = 0, \"true\" = 1 }"); break;
     case TF_K_FLOAT: tf__buf_puts(b, "floating_point { exp_dig = 11; mant_dig = 53; align = 8; }"); break;
     case TF_K_STR:
-        if (v->v.s) {
+        if (!as_ptr) {
             tf__buf_puts(b, "string");
             break;
         }
-        __attribute__((fallthrough)); /* NULL is shown as a pointer */
+        __attribute__((fallthrough)); /* NULL or unreadable: shown as a pointer */
     case TF_K_PTR: put_int_type(b, 8, 0, 1); break;
     case TF_K_ENUM:
         if (v->type && ((const tf_enum_type *)v->type)->count)
@@ -257,7 +257,7 @@ static void field_name(char *out, size_t cap, int kind, const tf_value *vals, ui
     out[len] = 0;
 }
 
-static void put_fields(tf_buf *b, int kind, int wide, const tf_value *vals, uint32_t n)
+static void put_fields(tf_buf *b, int kind, int wide, const tf_value *vals, uint32_t n, uint64_t ptrs)
 {
     const char *func = wide ? "\t\ttf_func32_t _func;\n" : "\t\ttf_func16_t _func;\n";
     tf__buf_puts(b, func);
@@ -270,7 +270,7 @@ static void put_fields(tf_buf *b, int kind, int wide, const tf_value *vals, uint
         char name[80];
         field_name(name, sizeof name, kind, vals, i);
         tf__buf_puts(b, "\t\t");
-        put_type(b, &vals[i]);
+        put_type(b, &vals[i], i < 64 && (ptrs >> i & 1));
         tf__buf_puts(b, " _");
         tf__buf_puts(b, name);
         tf__buf_puts(b, ";\n");
@@ -321,7 +321,7 @@ static uint32_t find_or_make(int kind, size_t len)
     return c->id;
 }
 
-uint32_t rc_class(int kind, int wide, const tf_value *vals, uint32_t n)
+uint32_t rc_class(int kind, int wide, const tf_value *vals, uint32_t n, uint64_t ptrs)
 {
     if (locked_here)
         return 0;
@@ -330,7 +330,7 @@ uint32_t rc_class(int kind, int wide, const tf_value *vals, uint32_t n)
     tf_buf b = {scratch, sizeof scratch, 0};
     char k = (char)('0' + kind);
     tf__buf_put(&b, &k, 1);
-    put_fields(&b, kind, wide, vals, n);
+    put_fields(&b, kind, wide, vals, n, ptrs);
     uint32_t id = b.len < b.cap ? find_or_make(kind, b.len) : 0;
     pthread_mutex_unlock(&lock);
     locked_here = 0;

@@ -207,6 +207,7 @@ int rd_dump(const char *where, int final)
 
 static void on_fatal(int sig, siginfo_t *info, void *uctx)
 {
+    tf__probe_recover(sig); /* a fault copying a string that was none: no crash */
     int saved = errno;
     if (rt_rings()) {
         say4("fatal signal: writing the flight recorder to ", dir, "", "");

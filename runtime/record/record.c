@@ -118,7 +118,25 @@ static size_t value_max(const tf_value *v)
     return v->kind == TF_K_STR ? TF_STR_MAX + 4 : 8;
 }
 
-static unsigned char *put_value(unsigned char *p, const tf_value *v)
+/* A `char *` value, copied by libtf's reader that cannot fault (safe_read.c):
+ * at most TF_STR_MAX bytes, "..." if cut there or by unreadable memory, then
+ * its NUL. *unreadable: not even the first byte could be read. */
+static unsigned char *put_string(unsigned char *p, const char *s, int *unreadable)
+{
+    int end;
+    size_t n = tf__copy_str((char *)p, s, TF_STR_MAX + 1, &end);
+    *unreadable |= n == 0 && end == TF_STR_FAULT;
+    p += n > TF_STR_MAX ? TF_STR_MAX : n;
+    if (end != TF_STR_NUL) {
+        memcpy(p, "...", 3);
+        p += 3;
+    }
+    *p = 0;
+    return p + 1;
+}
+
+/* as_ptr: a string value shown as the pointer it is (NULL, or unreadable). */
+static unsigned char *put_value(unsigned char *p, const tf_value *v, int as_ptr, int *unreadable)
 {
     switch (v->kind) {
     case TF_K_INT: case TF_K_UINT: case TF_K_ENUM:
@@ -131,75 +149,97 @@ static unsigned char *put_value(unsigned char *p, const tf_value *v)
         *p = 0;
         return p + 1;
     case TF_K_STR:
-        if (v->v.s) {
-            size_t i = 0;
-            while (i < TF_STR_MAX && v->v.s[i])
-                *p++ = (unsigned char)v->v.s[i++];
-            if (v->v.s[i]) {
-                memcpy(p, "...", 3);
-                p += 3;
-            }
-            *p = 0;
-            return p + 1;
-        }
-        memset(p, 0, 8);
-        return p + 8;
+        if (!as_ptr)
+            return put_string(p, v->v.s, unreadable);
+        __attribute__((fallthrough));
     default: /* FLOAT (a double), PTR */
         memcpy(p, &v->v.u, 8);
         return p + 8;
     }
 }
 
-static int has_null_string(const tf_value *v, uint32_t n)
+/* Bit i: v[i] is a string shown as a pointer (only the first 64 values can
+ * be; a later unreadable string loses its event, counted as discarded). */
+static uint64_t null_strings(const tf_value *v, uint32_t n)
 {
-    for (uint32_t i = 0; i < n; i++)
+    uint64_t ptrs = 0;
+    for (uint32_t i = 0; i < n && i < 64; i++)
         if (v[i].kind == TF_K_STR && !v[i].v.s)
-            return 1;
-    return 0;
+            ptrs |= 1ull << i;
+    return ptrs;
 }
 
-/* The class of an event with values; the cache holds the usual one (no NULL
- * string, the signature's only variant). */
-static uint32_t class_of(const rmon *m, int kind, int id, const tf_value *v, uint32_t n)
+static uint64_t unreadable_strings(const tf_value *v, uint32_t n)
+{
+    uint64_t ptrs = 0;
+    for (uint32_t i = 0; i < n && i < 64; i++) {
+        char c;
+        int end;
+        if (v[i].kind == TF_K_STR && v[i].v.s && tf__copy_str(&c, v[i].v.s, 1, &end) == 0 &&
+            end == TF_STR_FAULT)
+            ptrs |= 1ull << i;
+    }
+    return ptrs;
+}
+
+/* The class of an event with values; the cache holds the usual one (every
+ * string a string, the signature's only variant). */
+static uint32_t class_of(const rmon *m, int kind, int id, const tf_value *v, uint32_t n, uint64_t ptrs)
 {
     uint32_t *slot = &m->cache[(uint32_t)kind * m->n + (uint32_t)id];
-    int plain_sig = !has_null_string(v, n);
-    uint32_t c = plain_sig ? __atomic_load_n(slot, __ATOMIC_RELAXED) : 0;
+    uint32_t c = ptrs ? 0 : __atomic_load_n(slot, __ATOMIC_RELAXED);
     if (__builtin_expect(c != 0, 1))
         return c;
-    c = rc_class(kind, (int)m->wide, v, n);
-    if (c && plain_sig)
+    c = rc_class(kind, (int)m->wide, v, n, ptrs);
+    if (c && !ptrs)
         __atomic_store_n(slot, c, __ATOMIC_RELAXED);
     return c;
 }
 
-/* One event with values: head (func, and for info: info, tp) then v[n]. */
-static void valued(const rmon *m, int kind, int id, int info, int tp, const tf_value *v, uint32_t n)
+/* Writes one event with values: head (func, and for info: info, tp) then
+ * v[n], ptrs as in null_strings. Returns 1, committing nothing, if a string
+ * not in ptrs turned out unreadable. */
+static int write_valued(rt_ring *r, const rmon *m, int kind, int id, int info, int tp,
+                        const tf_value *v, uint32_t n, uint64_t ptrs)
 {
-    rt_ring *r = begin();
-    if (!r)
-        return;
     /* 0 from class_of is a failure; without values the fixed classes (0 too) */
-    uint32_t cls = n ? class_of(m, kind, kind == RC_INFO ? info : id, v, n) : (uint32_t)kind + m->wide;
-    int known = !n || cls != 0;
+    uint32_t cls = n ? class_of(m, kind, kind == RC_INFO ? info : id, v, n, ptrs)
+                     : (uint32_t)kind + m->wide;
+    int known = !n || cls != 0, unreadable = 0;
     size_t max = 13 + 9;
     for (uint32_t i = 0; i < n; i++)
         max += value_max(&v[i]);
     uint64_t now = now_for(r);
     unsigned char *p = known ? rt_ring_reserve(r, max, now) : NULL;
-    if (p) {
-        put_header(&p, r, cls, now);
-        p = put_func(p, m, id);
-        if (kind == RC_INFO) {
-            p = put_func(p, m, info);
-            *p++ = (unsigned char)tp;
-        }
-        for (uint32_t i = 0; i < n; i++)
-            p = put_value(p, &v[i]);
-        rt_ring_commit(r, p, now);
-    } else {
+    if (!p) {
         r->discarded++;
+        return 0;
     }
+    put_header(&p, r, cls, now);
+    p = put_func(p, m, id);
+    if (kind == RC_INFO) {
+        p = put_func(p, m, info);
+        *p++ = (unsigned char)tp;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        p = put_value(p, &v[i], i < 64 && (ptrs >> i & 1), &unreadable);
+    if (!unreadable)
+        rt_ring_commit(r, p, now);
+    return unreadable;
+}
+
+/* A string whose first byte cannot be read is recorded as the pointer it is,
+ * in the signature's variant with a pointer there: found out by writing the
+ * event, which is then written again (a rare case pays, not every string). */
+static void valued(const rmon *m, int kind, int id, int info, int tp, const tf_value *v, uint32_t n)
+{
+    rt_ring *r = begin();
+    if (!r)
+        return;
+    uint64_t ptrs = null_strings(v, n);
+    if (write_valued(r, m, kind, id, info, tp, v, n, ptrs) &&
+        write_valued(r, m, kind, id, info, tp, v, n, ptrs | unreadable_strings(v, n)))
+        r->discarded++;
     end(r);
 }
 
@@ -241,7 +281,8 @@ static void r_exception(tf_monitor *self, int id, const tf_exception *exc)
         put_header(&p, r, RC_EXC + m->wide, now);
         p = put_func(p, m, id);
         *p++ = (unsigned char)exc->kind;
-        p = put_value(p, &v);
+        int unreadable = 0; /* type is ours */
+        p = put_value(p, &v, 0, &unreadable);
         rt_ring_commit(r, p, now);
     } else {
         r->discarded++;

@@ -89,9 +89,10 @@ enum { RC_ENTER, RC_EXIT, RC_INFO, RC_EXC, RC_WIDE = 4, RC_FIRST_VALUES = 8 };
 #define RC_COMPACT_MAX 30u
 uint32_t rc_tu_base(const tf_tu *tu);
 /* The class id for an event of kind (RC_ENTER..RC_EXC) with values vals[n]
- * (for RC_EXIT: the result), wide: 32-bit func ids; 0 on failure (class 0 is
- * never a values class). */
-uint32_t rc_class(int kind, int wide, const tf_value *vals, uint32_t n);
+ * (for RC_EXIT: the result), wide: 32-bit func ids, ptrs: bit i says string
+ * vals[i] is recorded as a pointer (NULL, unreadable); 0 on failure (class 0
+ * is never a values class). */
+uint32_t rc_class(int kind, int wide, const tf_value *vals, uint32_t n, uint64_t ptrs);
 /* Writes the metadata to fd; async-signal-safe. 0 or -1. */
 int rc_write_metadata(int fd);
 void rc_init(void);

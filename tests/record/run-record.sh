@@ -10,7 +10,7 @@
 # post-mortem), fork, dl, snapshot, stream, flood, ring4k; fixture: a shared
 # fixture (tests/fixtures) recorded under its expected file's TF_MONITORS with
 # dprint replaced by record, compared with its dprint trace (C++ exceptions,
-# longjmp, noreturn, threads).
+# longjmp, noreturn, threads, `char *` values that are no strings).
 # Exit 0 pass, 1 fail, 77 skip (no babeltrace2, or a sanitized build).
 set -u
 cc=$1 plugin=$2 inc=$3 libdir=$4 work=$5 opt=$6 mode=$7
