@@ -6,6 +6,8 @@
  * TF_HELP=1 prints. The module that owns it reads it with tf__config_get.
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +39,14 @@ static const struct var vars[] = {
      "FUNCTION:EVENT [if CONDITION] -> ACTION items separated by ',' (README: triggers)"},
     {"XDG_RUNTIME_DIR", tf__parse_any, NULL, NULL,
      "not TF's own: TF_CONTROL's socket goes in its tf/ if it is absolute (else /tmp/tf-<uid>/)"},
+    {"TF_RECORD", tf__parse_any, NULL, NULL,
+     "record: the trace directory, made 0700 (default tf-record-<pid>)"},
+    {"TF_RECORD_MODE", tf__parse_one_of, "ring|stream", "ring",
+     "record: ring keeps the last TF_RECORD_SIZE a thread; stream writes every event"},
+    {"TF_RECORD_SIZE", tf__parse_size, "4K|1024G", "1M",
+     "record: bytes a thread, 4K to 1024G, suffixes K, M, G"},
+    {"TF_RECORD_VALUES", tf__parse_one_of, "0|1", "1",
+     "record: 1 keeps argument and result values, 0 only functions and times"},
     {"TF_HELP", tf__parse_one_of, "0|1", "0",
      "1: list these variables and the known factories on stderr at start"},
 };
@@ -48,6 +58,38 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 const char *tf__parse_any(const char *value, const char *arg, char *why, size_t len)
 {
     return NULL;
+}
+
+unsigned long long tf__config_size(const char *s)
+{
+    if (*s < '0' || *s > '9') /* strtoull would take a sign or blanks */
+        return 0;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno)
+        return 0;
+    unsigned shift = 0;
+    if (*end && strchr("KkMmGg", *end))
+        shift = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20 : 30;
+    if (shift)
+        end++;
+    if (*end || v > (ULLONG_MAX >> shift))
+        return 0;
+    return v << shift;
+}
+
+const char *tf__parse_size(const char *value, const char *arg, char *why, size_t len)
+{
+    unsigned long long v = tf__config_size(value);
+    size_t k = strcspn(arg, "|");
+    char min[32];
+    snprintf(min, sizeof min, "%.*s", (int)k, arg);
+    if (v && v >= tf__config_size(min) && v <= tf__config_size(arg + k + 1))
+        return NULL;
+    snprintf(why, len, "is not a size from %s to %s (a number with an optional K, M or G)",
+             min, arg + k + 1);
+    return why;
 }
 
 /* "is neither 'a' nor 'b'" / "is none of 'a', 'b', 'c'" */

@@ -30,5 +30,9 @@ void tf__config_escaped(FILE *out, const char *s);
 typedef const char *tf__config_parser(const char *value, const char *arg, char *why, size_t len);
 tf__config_parser tf__parse_any;    /* any text */
 tf__config_parser tf__parse_one_of; /* arg lists the choices: "line|full" */
+tf__config_parser tf__parse_size;   /* bytes, suffixes K, M, G; arg: "MIN|MAX" in that form */
+
+/* A size as tf__parse_size reads it ("64K", "4096"), 0 if malformed. */
+unsigned long long tf__config_size(const char *s);
 
 #endif

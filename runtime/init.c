@@ -27,10 +27,12 @@ static void fork_prepare(void)
     tf__permission_fork(TF_FORK_PREPARE);
     tf__dprint_fork(TF_FORK_PREPARE);
     tf__timing_fork(TF_FORK_PREPARE);
+    tf__record_fork(TF_FORK_PREPARE);
 }
 
 static void fork_done(int phase)
 {
+    tf__record_fork(phase);
     tf__timing_fork(phase);
     tf__dprint_fork(phase);
     tf__permission_fork(phase);

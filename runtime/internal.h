@@ -143,7 +143,7 @@ void tf__thread_name(char name[16]);
 
 /* ---- fork ------------------------------------------------------------------
  * The locks are taken in one order (env, factories, registry, permission,
- * dprint streams, timing) by runtime/init.c's one pthread_atfork handler:
+ * dprint streams, timing, recorder) by runtime/init.c's one pthread_atfork handler:
  * handlers of separate modules would run in reverse registration order and
  * could invert the registry -> timing order that monitor creation uses.
  * Live control (its trigger list) comes first and is released last: a
@@ -151,6 +151,7 @@ void tf__thread_name(char name[16]);
 void tf__dprint_fork(int phase);
 void tf__timing_fork(int phase);
 void tf__control_fork(int phase);
+void tf__record_fork(int phase);
 
 /* ---- environment (runtime/env.c, factories.c) ------------------------------ */
 /* The stream TF_OUTPUT names (stderr by default). */

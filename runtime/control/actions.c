@@ -4,6 +4,7 @@
  */
 #include <string.h>
 
+#include <tf/record.h>
 #include <tf/timing.h>
 
 #include "control.h"
@@ -34,7 +35,15 @@ int tf__action_report(const char *path, FILE *out, char *err, size_t errlen)
 
 int tf__action_snapshot(const char *dir, char *err, size_t errlen)
 {
-    /* The flight recorder (DESIGN.md section 9) is not part of this build. */
-    snprintf(err, errlen, "recording not available in this build");
-    return -1;
+    switch (tf_record_snapshot(dir)) {
+    case TF_OK:
+        return 0;
+    case TF_EINVAL:
+        snprintf(err, errlen, "nothing recorded yet: no group has the factory record");
+        return -1;
+    default:
+        snprintf(err, errlen, "cannot write the snapshot into %s (libtf said why on stderr)",
+                 dir ? dir : "the recorder's directory");
+        return -1;
+    }
 }

@@ -2,20 +2,18 @@
  * timing_clock.c: which clock timing points read, what a read costs, and what
  * the hooks cost a parent's self time (DESIGN.md section 6; issue 5 item 3).
  *
- * rdtsc is used when (a) cpuid reports an invariant TSC (constant rate in all
- * P/C-states, so ticks are time), (b) the kernel did not reject the TSC as its
- * clocksource (it does when it finds TSCs out of sync between CPUs), and
- * (c) it is measured cheaper than clock_gettime(CLOCK_MONOTONIC), which is
- * the fallback. Its rate is calibrated against CLOCK_MONOTONIC over the whole
+ * The clock is the process's one clock (clock.c): rdtsc where the TSC is
+ * invariant, also under kvm-clock, else clock_gettime(CLOCK_MONOTONIC). Its
+ * rate is calibrated against CLOCK_MONOTONIC over the whole
  * run (from the first probe to each report), waiting 20 ms at most if the run
  * was shorter.
  */
 #define _GNU_SOURCE
-#include <cpuid.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
+#include "../clock.h"
 #include "timing_internal.h"
 
 #define CALIBRATION_MIN_NS 20000000ull
@@ -25,29 +23,6 @@ uint64_t tt_mono_ns(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
-
-static int tsc_invariant(void)
-{
-    unsigned a, b, c, d;
-    if (!__get_cpuid(0x80000000, &a, &b, &c, &d) || a < 0x80000007)
-        return 0;
-    __get_cpuid(0x80000007, &a, &b, &c, &d);
-    return (d >> 8) & 1;
-}
-
-/* 0 if the kernel runs on another clocksource while a TSC exists: it demoted
- * the TSC as unstable. Unknown (no sysfs) counts as fine. */
-static int kernel_trusts_tsc(void)
-{
-    FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
-    char cur[64] = "tsc";
-    if (f) {
-        if (!fgets(cur, sizeof cur, f))
-            strcpy(cur, "tsc");
-        fclose(f);
-    }
-    return strncmp(cur, "tsc", 3) == 0;
 }
 
 /* The best of several runs of n reads, in ns per read. */
@@ -70,12 +45,12 @@ static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
 
 static void probe_run(void)
 {
-    probe.tsc_invariant = tsc_invariant();
+    tf__clock_init();
+    probe.tsc_invariant = tf__clock_tsc;
     probe.mono_read_ns = MEASURE(tt_mono_ns());
     if (probe.tsc_invariant)
         probe.tsc_read_ns = MEASURE(__builtin_ia32_rdtsc());
-    probe.tsc_usable = probe.tsc_invariant && kernel_trusts_tsc() &&
-                       probe.tsc_read_ns <= probe.mono_read_ns;
+    probe.tsc_usable = probe.tsc_invariant;
     probe.mono0_ns = tt_mono_ns();
     probe.tsc0 = __builtin_ia32_rdtsc();
 }

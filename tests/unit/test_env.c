@@ -115,9 +115,9 @@ static void malformed_items_are_named_and_the_rest_applies(void **state)
         {"io=+noop", "tf: TF_MONITORS: item 1 'io=+noop': empty factory name\n"},
         {"io=noop++tracer", "tf: TF_MONITORS: item 1 'io=noop++tracer': empty factory name\n"},
         {"io=dprnt", "tf: TF_MONITORS: item 1 'io=dprnt': unknown factory (known: "
-                     "dprint, noop, timing, tracer) 'dprnt'\n"},
+                     "dprint, noop, record, timing, tracer) 'dprnt'\n"},
         {"io=noop=tracer", "tf: TF_MONITORS: item 1 'io=noop=tracer': unknown factory (known: "
-                           "dprint, noop, timing, tracer) 'noop=tracer'\n"},
+                           "dprint, noop, record, timing, tracer) 'noop=tracer'\n"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char value[128], want[512];
@@ -148,7 +148,7 @@ static void bad_values_are_shown_escaped(void **state)
 {
     assert_int_equal(probe("io=\033[2J\n", NULL, NULL), 0);
     assert_string_equal(err, "tf: TF_MONITORS: item 1 'io=\\x1b[2J': unknown factory (known: dprint, "
-                             "noop, timing, tracer) '\\x1b[2J'\n");
+                             "noop, record, timing, tracer) '\\x1b[2J'\n");
     assert_int_equal(probe("io=noop", "TF_OUTPUT_BUFFER=\ttab'", NULL), 0);
     assert_string_equal(err, "tf: TF_OUTPUT_BUFFER: '\\ttab'' is neither 'line' nor 'full'; "
                              "using 'full'\n");
@@ -164,12 +164,12 @@ static void factory_library_beside_libtf(void **state)
 
     assert_int_equal(probe("io_read=broken,io_write=noop", NULL, NULL), 0);
     assert_non_null(strstr(err, "tf: TF_MONITORS: item 1 'io_read=broken': unknown factory (known: "
-                                "dprint, noop, timing, tracer) 'broken'; "));
+                                "dprint, noop, record, timing, tracer) 'broken'; "));
     assert_non_null(strstr(err, "libtf-broken.so: undefined symbol: tf_test_symbol_nobody_defines\n"));
     assert_non_null(strstr(out, "io_write=noop[noop]\n"));
 
     assert_int_equal(probe("io_read=silent", NULL, NULL), 0);
-    assert_non_null(strstr(err, "unknown factory (known: dprint, noop, timing, tracer) 'silent'; "));
+    assert_non_null(strstr(err, "unknown factory (known: dprint, noop, record, timing, tracer) 'silent'; "));
     assert_non_null(strstr(err, "libtf-silent.so registered no factory 'silent'\n"));
 }
 
@@ -183,7 +183,7 @@ static void factory_published_later(void **state)
     assert_int_equal(probe("io_read=late", "PROBE_FACTORY=other", NULL), 0);
     assert_string_equal(out, "io=-\nio_read=-\nio_write=-\n");
     assert_string_equal(err, "tf: TF_MONITORS: item 1 'io_read=late': unknown factory (known: "
-                             "dprint, noop, other, timing, tracer) 'late'\n");
+                             "dprint, noop, other, record, timing, tracer) 'late'\n");
 }
 
 static tf_factory *make_nothing(const char *name)
@@ -202,6 +202,39 @@ static void add_factory_checks_its_arguments(void **state)
     assert_int_equal(tf_env_add_factory("dprint", make_nothing, "h"), TF_EPERM);
     assert_int_equal(tf_env_add_factory("my-own_2", make_nothing, NULL), TF_OK);
     assert_int_equal(tf_env_add_factory("my-own_2", make_nothing, "h"), TF_EPERM);
+}
+
+/* The recorder's variables are checked at start like every other: each bad
+ * one named with its value and the default that applies instead. */
+static void record_variables_are_checked(void **state)
+{
+    static const struct {
+        const char *set, *said;
+    } cases[] = {
+        {"TF_RECORD_SIZE=3K", "tf: TF_RECORD_SIZE: '3K' is not a size from 4K to 1024G "
+                              "(a number with an optional K, M or G); using '1M'\n"},
+        {"TF_RECORD_SIZE=1025G", "tf: TF_RECORD_SIZE: '1025G' is not a size from 4K to 1024G "
+                                 "(a number with an optional K, M or G); using '1M'\n"},
+        {"TF_RECORD_SIZE=-4M", "tf: TF_RECORD_SIZE: '-4M' is not a size from 4K to 1024G "
+                               "(a number with an optional K, M or G); using '1M'\n"},
+        {"TF_RECORD_SIZE=64KB", "tf: TF_RECORD_SIZE: '64KB' is not a size from 4K to 1024G "
+                                "(a number with an optional K, M or G); using '1M'\n"},
+        {"TF_RECORD_SIZE=99999999999999999999", "tf: TF_RECORD_SIZE: '99999999999999999999' is "
+         "not a size from 4K to 1024G (a number with an optional K, M or G); using '1M'\n"},
+        {"TF_RECORD_SIZE=4096", ""},
+        {"TF_RECORD_SIZE=1024g", ""},
+        {"TF_RECORD_MODE=rings", "tf: TF_RECORD_MODE: 'rings' is neither 'ring' nor 'stream'; "
+                                 "using 'ring'\n"},
+        {"TF_RECORD_VALUES=yes", "tf: TF_RECORD_VALUES: 'yes' is neither '0' nor '1'; using '1'\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        assert_int_equal(probe("io=noop", cases[i].set, NULL), 0);
+        assert_string_equal(err, cases[i].said);
+    }
+    assert_int_equal(probe(NULL, "TF_HELP=1", NULL), 0);
+    assert_non_null(strstr(err, "\n  TF_RECORD_SIZE     record: bytes a thread, 4K to 1024G, "
+                                "suffixes K, M, G [default: 1M]\n"));
+    assert_non_null(strstr(err, "\n  record "));
 }
 
 static void help_lists_variables_and_factories(void **state)
@@ -331,6 +364,7 @@ int main(void)
         cmocka_unit_test(factory_library_beside_libtf),
         cmocka_unit_test(factory_published_later),
         cmocka_unit_test(add_factory_checks_its_arguments),
+        cmocka_unit_test(record_variables_are_checked),
         cmocka_unit_test(help_lists_variables_and_factories),
         cmocka_unit_test(undeclared_group_is_reported_at_exit),
         cmocka_unit_test(output_file_is_private_and_never_a_link),

@@ -60,8 +60,15 @@ expect_same trigbad-trace '(ctlapp): ctlapp.step->(n=3)
 expect_same trigbad-errors "tf: TF_TRIGGERS: item 1, column 8: expected an event: enter, exit or throw (at 'entr -> report')
 tf: TF_TRIGGERS: item 2, column 14: expected an action: register, clear, snapshot or report (at 'explode')" trigbad.err
 
-# On the longjmp out of fail: the timing report, and a snapshot this build cannot take.
+# On the longjmp out of fail: the timing report, and a snapshot of what nothing recorded.
 run_script trigreport TF_MONITORS='req=timing' TF_REPORT=/dev/null \
     TF_TRIGGERS="fail:throw -> report $work/fail-report.txt, fail:throw -> snapshot"
 grep -q 'ctlapp.handle' fail-report.txt || fail "trigreport: no report with ctlapp.handle"
-expect_same trigreport-errors "tf: trigger 'fail:throw -> snapshot': recording not available in this build" trigreport.err
+expect_same trigreport-errors "tf: trigger 'fail:throw -> snapshot': nothing recorded yet: no group has the factory record" trigreport.err
+# The same with the recorder on: the snapshot holds the calls up to the throw.
+run_script trigsnap TF_MONITORS='req=record' TF_RECORD="$work/trig-exit" \
+    TF_TRIGGERS="fail:throw -> snapshot $work/trig-snap once"
+[ -s "$work/trig-snap/metadata" ] || fail "trigsnap: no snapshot: $(cat trigsnap.err)"
+if command -v babeltrace2 >/dev/null; then
+    babeltrace2 "$work/trig-snap" | grep -q 'func = ( "ctlapp.fail"' || fail "trigsnap: no ctlapp.fail event"
+fi

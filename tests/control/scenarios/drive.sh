@@ -51,13 +51,21 @@ ctl report >report.txt || fail "report"
 grep -q 'ctlapp.handle' report.txt || fail "report has no ctlapp.handle"
 ctl report "$work/report.json" || fail "report FILE"
 python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$work/report.json" || fail "report.json"
-ctl snapshot 2>snap.err && fail "snapshot succeeded without a recorder"
-grep -q 'recording not available in this build' snap.err || fail "snapshot: $(cat snap.err)"
+ctl snapshot 2>snap.err && fail "snapshot succeeded with nothing recorded"
+grep -q 'nothing recorded yet' snap.err || fail "snapshot: $(cat snap.err)"
 
 ctl frobnicate 2>err.txt && fail "unknown command accepted"
 grep -q "unknown command" err.txt || fail "unknown command: $(cat err.txt)"
 ctl register 'req=dprnt' 2>err.txt && fail "unknown factory accepted"
-expect_same bad-register "tf-ctl: process $pid: error: column 14: unknown factory (known: dprint, noop, timing, tracer) (at 'dprnt')" err.txt
+expect_same bad-register "tf-ctl: process $pid: error: column 14: unknown factory (known: dprint, noop, record, timing, tracer) (at 'dprnt')" err.txt
+# The flight recorder on demand: register it, make calls, take a snapshot.
+ctl register 'work=record' || fail "register record"
+say call 5 0
+ctl snapshot "$work/snap" 2>snap.err || fail "snapshot DIR: $(cat snap.err)"
+[ -s "$work/snap/metadata" ] || fail "the snapshot has no metadata"
+if command -v babeltrace2 >/dev/null; then
+    babeltrace2 "$work/snap" | grep -q 'func = ( "ctlapp.step"' || fail "the snapshot has no ctlapp.step event"
+fi
 stop_app
 
 # A socket directory open to others, or a symlink, is refused.
