@@ -140,6 +140,18 @@ class Instrumenter {
     c->removeFnAttr(Attribute::InlineHint);
     c->addFnAttr(Attribute::NoInline);
     c->addFnAttr(Attribute::Cold);
+    // -finstrument-functions: f's own entry and exit already cover a traced
+    // call (they are added around f, fast path included, after this pass).
+    for (const char *a : {"instrument-function-entry", "instrument-function-exit",
+                          "instrument-function-entry-inlined", "instrument-function-exit-inlined"})
+      c->removeFnAttr(a);
+    // -fsanitize=function: f's prologue data (its signature for checked
+    // indirect calls; prefix data or metadata in other LLVMs) holds an offset
+    // from f; copied onto the clone, which lives in another section when
+    // cold, it is unrepresentable. Only f is ever called indirectly.
+    c->setPrologueData(nullptr);
+    c->setPrefixData(nullptr);
+    c->setMetadata("func_sanitize", nullptr);
     Argument *mm = c->getArg(f->arg_size());
     mm->setName("tf.mm");
     mm->addAttr(Attribute::NonNull);  // f calls the clone only with a monitor: no `if (mm)` left in it

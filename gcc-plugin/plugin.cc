@@ -83,6 +83,10 @@ static void add_pass(const char *plugin, opt_pass *pass, const char *after)
     register_callback(plugin, PLUGIN_PASS_MANAGER_SETUP, NULL, &info);
 }
 
+/* The event marking "a copy of tf.so is active"; never invoked. */
+#define TF_ACTIVE_EVENT "tf: GCC plugin active"
+static void no_event(void *, void *) {}
+
 __attribute__((visibility("default"))) int plugin_init(struct plugin_name_args *info,
                                                   struct plugin_gcc_version *version)
 {
@@ -94,14 +98,15 @@ __attribute__((visibility("default"))) int plugin_init(struct plugin_name_args *
         return 1;
     /* A second copy of tf.so under another file name (tf.so is loaded once
      * per path by GCC itself) must stay out of the way: it would register
-     * the same attributes and passes again. The marker lives in this
-     * process's environment only. */
-    if (getenv("TF_GCC_PLUGIN_ACTIVE")) {
+     * the same attributes and passes again. The first copy creates a named
+     * plugin event inside cc1 (not the environment, which users and child
+     * processes share); a later copy finds it. */
+    const char *name = info->base_name;
+    if (get_named_event_id(TF_ACTIVE_EVENT, NO_INSERT) >= 0) {
         tf::active = false;
         return 0;
     }
-    setenv("TF_GCC_PLUGIN_ACTIVE", info->full_name, 1);
-    const char *name = info->base_name;
+    register_callback(name, get_named_event_id(TF_ACTIVE_EVENT, INSERT), no_event, NULL);
     tf_info.help = help_text();
     register_callback(name, PLUGIN_INFO, NULL, &tf_info);
     register_callback(name, PLUGIN_REGISTER_GGC_ROOTS, NULL, (void *)tf::gc_roots);

@@ -9,7 +9,9 @@
 # empty C file is compiled with -fplugin-arg-tf-rules=SOURCE.
 # The shared fixtures of tests/fixtures/diagnostics use another form, also
 # understood: "expect: PATTERN" (grep -E, anchored at the start of a line of
-# output) and "/* tf-rules: FILE */" to pass a rules file.
+# output; only patterns with "error:" make the compilation fail),
+# "/* tf-rules: FILE */" to pass a rules file and "/* tf-flags: FLAGS */"
+# more compiler flags.
 # TEXT must appear in the diagnostic "SOURCE:LINE:COL: error: tf: ...TEXT...".
 # With at least one expect-error the compilation must fail; a crash of the
 # compiler (stack dump) always fails the test.
@@ -24,6 +26,8 @@ if [[ $base == *.rules ]]; then
 else
     rules=$(sed -n 's|^/\* tf-rules: \([^ ]*\) .*|\1|p' "$src")
     [ -n "$rules" ] && set -- "$@" -fplugin-arg-tf-rules="$rules"
+    read -ra more < <(sed -n 's|^/\* tf-flags: \(.*\) \*/$|\1|p' "$src")
+    set -- "$@" "${more[@]}"
     out=$(cd "$dir" && "$clang" -fplugin="$plugin" -I"$inc" -c -o /dev/null "$@" "$base" 2>&1)
 fi
 rc=$?
@@ -47,7 +51,7 @@ while IFS= read -r line; do
     fi
 done < <(grep -E '(//|#) expect-(error|warning|note): ' "$src" | sed -E 's/^.*(expect-)/\1/')
 while IFS= read -r pattern; do
-    nerr=$((nerr + 1))
+    [[ $pattern == *"error:"* ]] && nerr=$((nerr + 1))
     grep -Eq -- "^$pattern" <<<"$out" || { echo "FAIL: no diagnostic matching: $pattern"; fail=1; }
 done < <(sed -n 's/.*[^-]expect: \(.*[^ /*]\)[ */]*$/\1/p' "$src")
 if [ $nerr -gt 0 ] && [ $rc -eq 0 ]; then
