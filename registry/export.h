@@ -31,6 +31,11 @@ void tf__registry_exiting(void);
  * create, which runs under the registry's. */
 int tf__group_each_container(const char *group, int (*fn)(const char *name, void *arg), void *arg);
 
+/* Calls fn with the name of each group group directly contains, in the order
+ * the TUs declared them, until fn returns nonzero, and returns that (0 for a
+ * group without subgroups or unknown). Takes no lock, as above. */
+int tf__group_each_subgroup(const char *group, int (*fn)(const char *name, void *arg), void *arg);
+
 /* Snapshot of the modules trusted from the start (before anything runs). */
 void tf__permission_init(void);
 
