@@ -141,13 +141,25 @@ static void add_declared_groups(tt_manager *m, const tf_tu *tu)
     }
 }
 
+static void destroy(tf_monitor *self)
+{
+    tt_manager_unref(((tt_monitor *)self)->m);
+    free(self);
+}
+
+/* The hooks are the stack's; a monitor's end is the manager's (its
+ * reference), so the stack never calls up into the manager. Timing reads ids
+ * and the clock, never a value. */
+static const tf_monitor_ops monitor_ops = {tt_enter, tt_info,  tt_exit,         tt_exception,
+                                           tt_clear, destroy, TF_OPS_NO_VALUES};
+
 static tf_monitor *create(tf_factory *f, const tf_tu *tu)
 {
     tt_manager *m = MANAGER(f);
     tt_monitor *mon = calloc(1, sizeof *mon + tu->nnames * sizeof(tt_timer *));
     if (!mon)
         return NULL;
-    mon->base.ops = &tt_ops;
+    mon->base.ops = &monitor_ops;
     mon->base.tu = tu;
     mon->base.factory = f;
     mon->m = m;
@@ -182,11 +194,6 @@ void tt_summarize(tt_manager *m, uint32_t i, tt_sum *out)
     tt_sum_init(out);
     tt_foreach_stats(m, i, add_stats, out);
     tt_sum_done(out);
-}
-
-double tt_ticks_to_ns(tt_manager *m, double ticks)
-{
-    return ticks * 1e9 / m->clock.ticks_per_second;
 }
 
 /* A parent's measured time includes, per nested timed call, the part of the
@@ -368,23 +375,6 @@ TF_API int tf_timing_stats_get(tf_timing_manager *tm, const char *timer, tf_timi
     pthread_mutex_unlock(&m->lock);
     free(s);
     return t ? TF_OK : TF_ENOENT;
-}
-
-TF_API int tf_timing_report(tf_timing_manager *tm, FILE *out, tf_timing_format format)
-{
-    tt_manager *m = (tt_manager *)tm;
-    if (!m || !out || format < TF_TIMING_TEXT || format > TF_TIMING_CHROME_TRACE)
-        return TF_EINVAL;
-    tt_clock_rate(&m->clock);
-    pthread_mutex_lock(&m->lock);
-    /* TUs registered since may have put groups of ours inside others */
-    tt_group_add_below(m);
-    tt_recompute_active(m);
-    int rc = format == TF_TIMING_CHROME_TRACE ? tt_write_chrome_trace(m, out)
-                                              : tt_write_report(m, out, format);
-    pthread_mutex_unlock(&m->lock);
-    fflush(out);
-    return rc;
 }
 
 TF_API tf_timing_format tf_timing_format_for_path(const char *path)

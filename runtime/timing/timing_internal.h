@@ -1,16 +1,18 @@
 /*
  * timing_internal.h: what the timing modules share (attrs/include/tf/timing.h
- * is the public side).
+ * is the public side). The files form layers; each calls only into layers
+ * below it, so there is no circle (tests/timing/check_layers.sh checks the
+ * objects), and the declarations below come bottom up:
  *
- *   timing.c        the manager: timers, monitors, the factory, the API,
- *                   summing a timer over threads, hook overhead
- *   timing_groups.c timer groups, containment, which timers record
  *   timing_env.c    `timing` in TF_MONITORS, the report at exit
+ *   timing_report.c text, JSON and CSV reports; tf_timing_report
+ *   timing.c        the manager: timers, monitors, the factory, the rest of
+ *                   the API, summing a timer over threads, hook overhead
  *   timing_stack.c  the hot path: per-thread stacks and statistics, longjmp
+ *   timing_groups.c timer groups, containment, which timers record
+ *   timing_trace.c  the event log and its Chrome trace export
  *   timing_stats.c  histogram, merging statistics, percentiles (a leaf)
  *   timing_clock.c  clock choice and calibration (a leaf)
- *   timing_report.c text, JSON and CSV reports
- *   timing_trace.c  the event log and its Chrome trace export
  *
  * timing_clock.h and timing_stats.h are leaves that this header builds on:
  * the clock and the statistics know nothing of managers, so what needs both
@@ -127,13 +129,18 @@ static inline tt_timer *tt_timer_at(tt_manager *m, uint32_t i)
     return &m->timers[i / TT_CHUNK][i % TT_CHUNK];
 }
 
-/* timing.c */
-/* measure: measure the hook overhead for the default clock. */
-tt_manager *tt_manager_new(int measure);
-void tt_manager_unref(tt_manager *m);
-/* Timer i merged over every thread, live and exited; lock held. */
-void tt_summarize(tt_manager *m, uint32_t i, tt_sum *out);
-double tt_ticks_to_ns(tt_manager *m, double ticks);
+static inline double tt_ticks_to_ns(const tt_manager *m, double ticks)
+{
+    return ticks * 1e9 / m->clock.ticks_per_second;
+}
+
+/* timing_trace.c */
+void tt_log_record(tt_thread *ts, tt_manager *m, const tt_frame *f, uint64_t now);
+tt_log *tt_log_new(size_t cap, pid_t tid);
+void tt_log_retire(tt_manager *m, tt_log *log);       /* lock held */
+void tt_log_free_all(tt_log *log);
+int tt_write_chrome_trace(tt_manager *m, FILE *out);  /* lock held */
+void tt_json_string(FILE *out, const char *s);
 
 /* timing_groups.c (lock held unless said; the group graph is the registry's) */
 int tt_group_find(tt_manager *m, const char *name); /* -1: not in the table */
@@ -150,7 +157,12 @@ void tt_recompute_active(tt_manager *m);
 void tt_timer_adopt_group(tt_manager *m, tt_timer *t, const tf_tu *tu, int caller_id);
 
 /* timing_stack.c */
-extern const tf_monitor_ops tt_ops;
+/* The hooks of a timing monitor (tf_monitor_ops); its destroy is timing.c's. */
+void tt_enter(tf_monitor *self, int id, const tf_args *args);
+void tt_exit(tf_monitor *self, int id, const tf_value *result);
+void tt_info(tf_monitor *self, const tf_args *args, int caller_id, int self_id, tf_tp_type tp);
+void tt_exception(tf_monitor *self, int id, const tf_exception *exc);
+void tt_clear(tf_monitor *self);
 void tt_stack_init(void);                              /* once per process */
 void tt_thread_retire_all(tt_manager *m); /* m going; takes the locks */
 void tt_forget_stats(tt_manager *m);      /* in a forked child */
@@ -163,15 +175,11 @@ void tt_stats_merge_into(tt_stats *into, const tt_stats *s);
 tt_stats *tt_stats_alloc(tt_stats **chunks[], uint32_t i);
 void tt_stats_free_all(tt_stats **chunks[]);
 
-/* timing_trace.c */
-void tt_log_record(tt_thread *ts, tt_manager *m, const tt_frame *f, uint64_t now);
-tt_log *tt_log_new(size_t cap, pid_t tid);
-void tt_log_retire(tt_manager *m, tt_log *log);       /* lock held */
-void tt_log_free_all(tt_log *log);
-int tt_write_chrome_trace(tt_manager *m, FILE *out);  /* lock held */
-
-/* timing_report.c */
-void tt_json_string(FILE *out, const char *s);
-int tt_write_report(tt_manager *m, FILE *out, tf_timing_format format); /* lock held */
+/* timing.c */
+/* measure: measure the hook overhead for the default clock. */
+tt_manager *tt_manager_new(int measure);
+void tt_manager_unref(tt_manager *m);
+/* Timer i merged over every thread, live and exited; lock held. */
+void tt_summarize(tt_manager *m, uint32_t i, tt_sum *out);
 
 #endif

@@ -8,6 +8,8 @@
  * including subgroups. JSON carries every statistic
  * of every timing point (units in the names: *_ns, plus "units"), the clock,
  * the overhead subtracted and the group tree. CSV is one row per timing point.
+ * tf_timing_report is here, above the manager, so the manager never calls
+ * up into its reports; it hands the Chrome trace to timing_trace.c.
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -236,21 +238,6 @@ static void write_text(tt_manager *m, FILE *out, const snapshot *sn)
 
 /* ---- JSON ------------------------------------------------------------------ */
 
-void tt_json_string(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(out, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(out, "\\u%04x", c);
-        else
-            fputc(c, out);
-    }
-    fputc('"', out);
-}
-
 static void json_timer(tt_manager *m, FILE *out, const row *r)
 {
     const tt_timer *t = r->t;
@@ -403,7 +390,7 @@ static void write_csv(tt_manager *m, FILE *out, const snapshot *sn)
     }
 }
 
-int tt_write_report(tt_manager *m, FILE *out, tf_timing_format format)
+static int write_report(tt_manager *m, FILE *out, tf_timing_format format)
 {
     snapshot sn;
     int rc = snapshot_take(m, &sn);
@@ -417,4 +404,23 @@ int tt_write_report(tt_manager *m, FILE *out, tf_timing_format format)
         write_text(m, out, &sn);
     snapshot_free(&sn, m->ngroups);
     return ferror(out) ? TF_EINVAL : TF_OK;
+}
+
+/* ---- public API ------------------------------------------------------------ */
+
+TF_API int tf_timing_report(tf_timing_manager *tm, FILE *out, tf_timing_format format)
+{
+    tt_manager *m = (tt_manager *)tm;
+    if (!m || !out || format < TF_TIMING_TEXT || format > TF_TIMING_CHROME_TRACE)
+        return TF_EINVAL;
+    tt_clock_rate(&m->clock);
+    pthread_mutex_lock(&m->lock);
+    /* TUs registered since may have put groups of ours inside others */
+    tt_group_add_below(m);
+    tt_recompute_active(m);
+    int rc = format == TF_TIMING_CHROME_TRACE ? tt_write_chrome_trace(m, out)
+                                              : write_report(m, out, format);
+    pthread_mutex_unlock(&m->lock);
+    fflush(out);
+    return rc;
 }
