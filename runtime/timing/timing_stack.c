@@ -427,8 +427,7 @@ void tt_exit(tf_monitor *self, int id, const tf_value *result)
 /* An info pair's frame belongs to the monitored frame it was called from: it
  * takes that frame's stack position, so a longjmp out of the caller closes
  * both. */
-void tt_info(tf_monitor *self, const tf_args *args, int caller_id, int self_id,
-                   tf_tp_type tp)
+void tt_info(tf_monitor *self, const tf_args *args, int caller_id, int self_id, tf_tp_type tp)
 {
     if (tp != TF_TP_ENTER && tp != TF_TP_EXIT)
         return;
