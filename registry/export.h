@@ -43,6 +43,11 @@ void tf__deny_external(const char *who, const char *what);
  * every holder. */
 void tf__registry_watch(tf_factory *f, int (*wants)(const tf_tu *tu, uint32_t group));
 
+/* Calls fn with the name of each group group directly contains, in the order
+ * the TUs declared them, until fn returns nonzero, and returns that (0 for a
+ * group without subgroups or unknown). Takes no lock, as above. */
+int tf__group_each_subgroup(const char *group, int (*fn)(const char *name, void *arg), void *arg);
+
 /* Snapshot of the modules trusted from the start (before anything runs). */
 void tf__permission_init(void);
 

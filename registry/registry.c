@@ -289,6 +289,15 @@ int tf__group_each_container(const char *group, int (*fn)(const char *name, void
     return g ? each_container(g, visit_name, &v) : fn(group, arg);
 }
 
+int tf__group_each_subgroup(const char *group, int (*fn)(const char *name, void *arg), void *arg)
+{
+    struct group *g = group ? group_find(group) : NULL;
+    int rc = 0;
+    for (int i = 0, n = g ? edge_count(&g->subs) : 0; i < n && !rc; i++)
+        rc = fn(edge_at(&g->subs, i)->name, arg);
+    return rc;
+}
+
 /* ---- holders ----------------------------------------------------------------- */
 
 static int same_set(const struct made *m, tf_factory *const *set, int n)
