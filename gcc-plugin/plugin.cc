@@ -38,7 +38,7 @@ static const char *help_text(void)
     return text.c_str();
 }
 
-static struct plugin_info tf_info = {"0.1", NULL};
+static struct plugin_info tf_info = {tf::core::tf_version, NULL};
 
 /* tf.h switches from its empty fallback to the attributes when it sees
  * __TF_PLUGIN__. The C-family front ends report each file they enter
@@ -96,6 +96,9 @@ __attribute__((visibility("default"))) int plugin_init(struct plugin_name_args *
     }
     if (!parse_args(info))
         return 1;
+    if (tf::opts.verbose)
+        inform(UNKNOWN_LOCATION, "tf: %s",
+               tf::core::version_banner(lbasename(info->full_name), std::string("GCC ") + gcc_version.basever).c_str());
     /* A second copy of tf.so under another file name (tf.so is loaded once
      * per path by GCC itself) must stay out of the way: it would register
      * the same attributes and passes again. The first copy creates a named

@@ -16,6 +16,7 @@
  * sets ever used.
  */
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -455,9 +456,7 @@ TF_API tf_monitor *tf_monitor_for_tu(const tf_tu *tu, const char *group)
  * crash the program: check what the registry relies on. */
 static const char *descriptor_problem(const tf_tu *tu)
 {
-    if (tu->abi < 1 || tu->abi > TF_TU_ABI)
-        return "ABI version differs from this libtf";
-    if (tu->size < sizeof(tf_tu))
+    if (tu->size < TF_TU_MIN_SIZE)
         return "descriptor too small";
     if (!tu->file || !tu->name || (tu->nnames && !tu->names) ||
         (tu->ngroups && !tu->groups) || (tu->ndecls && !tu->decls))
@@ -506,12 +505,37 @@ static struct tu_entry **tu_link(const tf_tu *tu)
     return p;
 }
 
+/* "TF 0.1", the TF that emitted a descriptor if it says (abi.def keeps the
+ * field's place in every ABI). */
+static const char *tu_producer(const tf_tu *tu, char *buf, size_t size)
+{
+    if (tu->size < offsetof(tf_tu, version) + sizeof tu->version || !tu->version)
+        return "a TF that does not record its version";
+    snprintf(buf, size, "TF %.40s", tu->version);
+    return buf;
+}
+
+/* abi, size and file have the same places in every TF_TU_ABI: a TU of
+ * another ABI is named, with both sides' versions. */
+static int abi_refused(const tf_tu *tu)
+{
+    char buf[64];
+    if (tu->abi >= 1 && tu->abi <= TF_TU_ABI)
+        return 0;
+    fprintf(stderr,
+            "tf: %s: TU not registered: it has TF_TU_ABI %u (built by %s); this libtf "
+            "(TF " TF_VERSION ") takes TF_TU_ABI 1 to %u\n",
+            tu->file ? tu->file : "?", tu->abi, tu_producer(tu, buf, sizeof buf), TF_TU_ABI);
+    return 1;
+}
+
 TF_API void tf_tu_register(tf_tu *tu)
 {
+    if (tu && abi_refused(tu))
+        return;
     const char *problem = tu ? descriptor_problem(tu) : "NULL descriptor";
     if (problem) {
-        fprintf(stderr, "tf: %s: TU not registered: %s\n",
-                tu && tu->abi >= 1 && tu->abi <= TF_TU_ABI && tu->file ? tu->file : "?", problem);
+        fprintf(stderr, "tf: %s: TU not registered: %s\n", tu && tu->file ? tu->file : "?", problem);
         return;
     }
     pthread_mutex_lock(&lock);
