@@ -15,7 +15,6 @@
  */
 #define _GNU_SOURCE
 #include <ctype.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,17 +38,6 @@ struct waiting {
 };
 static struct waiting *waiting, **waiting_end = &waiting;
 
-FILE *tf__create_file(const char *path)
-{
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0)
-        return NULL;
-    FILE *f = fdopen(fd, "w");
-    if (!f)
-        close(fd);
-    return f;
-}
-
 FILE *tf__env_output(void)
 {
     if (output)
@@ -57,11 +45,9 @@ FILE *tf__env_output(void)
     const char *path = tf__config_get("TF_OUTPUT");
     if (!path || strcmp(path, "-") == 0)
         return output = stderr;
-    output = tf__create_file(path);
+    output = tf__create_file("TF_OUTPUT", path);
     if (!output) {
-        fprintf(stderr, "tf: TF_OUTPUT: cannot create '");
-        tf__config_escaped(stderr, path);
-        fprintf(stderr, "': %s; dprint writes to stderr\n", strerror(errno));
+        fprintf(stderr, "tf: TF_OUTPUT: dprint writes to stderr instead\n");
         return output = stderr;
     }
     /* Fully buffered unless asked otherwise: a line per write(2) made dprint to

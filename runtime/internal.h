@@ -185,8 +185,10 @@ void tf__pass_on(int sig, siginfo_t *info, void *uctx, const struct sigaction *p
 /* out is fully buffered by libtf (TF_OUTPUT): dprint flushes it every 100 ms
  * of tracing and on a fatal signal. */
 void tf__dprint_buffered(FILE *out);
-/* Opens path for writing as TF does for every file it creates: O_NOFOLLOW,
- * mode 0600, truncated. NULL and errno on failure. */
-FILE *tf__create_file(const char *path);
+/* Creates path for the variable var as TF creates every file (files.c): no
+ * symlink followed on the way, only a file of the effective user that nobody
+ * else may write, or a character device; never blocks; mode 0600, truncated,
+ * O_APPEND. On failure says why on stderr, naming var and path: NULL. */
+FILE *tf__create_file(const char *var, const char *path);
 
 #endif

@@ -20,7 +20,7 @@ static tt_manager *env_manager;
 static pthread_once_t env_once = PTHREAD_ONCE_INIT;
 static pid_t env_pid; /* the process that set the report up */
 
-static void env_write(const char *path, tf_timing_format format)
+static void env_write(const char *var, const char *path, tf_timing_format format)
 {
     if (strcmp(path, "-") == 0) {
         tf_timing_report((tf_timing_manager *)env_manager, stderr, format);
@@ -31,11 +31,9 @@ static void env_write(const char *path, tf_timing_format format)
         snprintf(forked, sizeof forked, "%s.%ld", path, (long)getpid());
         path = forked;
     }
-    FILE *f = tf__create_file(path);
-    if (!f) {
-        fprintf(stderr, "tf: timing report: cannot create %s: %s\n", path, strerror(errno));
+    FILE *f = tf__create_file(var, path);
+    if (!f)
         return;
-    }
     tf_timing_report((tf_timing_manager *)env_manager, f, format);
     fclose(f);
 }
@@ -45,10 +43,10 @@ static void env_at_exit(void)
     int saved = errno;
     tf__in_monitor = 1; /* nothing monitored runs while we report */
     const char *report = tf__config_get("TF_REPORT");
-    env_write(report ? report : "-", report ? tf_timing_format_for_path(report) : TF_TIMING_TEXT);
+    env_write("TF_REPORT", report ? report : "-", report ? tf_timing_format_for_path(report) : TF_TIMING_TEXT);
     const char *trace = tf__config_get("TF_TIMING_TRACE");
     if (trace)
-        env_write(trace, TF_TIMING_CHROME_TRACE);
+        env_write("TF_TIMING_TRACE", trace, TF_TIMING_CHROME_TRACE);
     tf__in_monitor = 0;
     errno = saved;
 }
