@@ -47,7 +47,8 @@ static int probe3(const char *monitors, const char *extra1, const char *extra2, 
             putenv((char *)extra2);
         if (extra3)
             putenv((char *)extra3);
-        execl(ENV_PROBE, "env_probe", (char *)NULL);
+        const char *program = getenv("PROBE_PROGRAM");
+        execl(program ? program : ENV_PROBE, "env_probe", (char *)NULL);
         _exit(127);
     }
     int status;
@@ -387,6 +388,35 @@ static void output_and_report_in_one_file_is_refused(void **state)
     unlink("same.txt");
 }
 
+/* Item 6: libtf loaded only with an instrumented library, and unloaded with
+ * it unless it never unloads: TF_OUTPUT was reopened (truncated, an fd
+ * leaked) on every cycle, and a typo was never reported. */
+static void libtf_loaded_by_dlopen_stays(void **state)
+{
+    unlink("trace.txt");
+    assert_int_equal(probe3("io_read=dprint,oi=noop", "TF_OUTPUT=trace.txt",
+                            "PROBE_PROGRAM=" DL_PROBE, NULL), 0);
+    int before, after;
+    assert_int_equal(sscanf(out, "fds %d %d", &before, &after), 2);
+    assert_int_equal(after, before + 1); /* TF_OUTPUT, once */
+    assert_string_equal(err, "tf: TF_MONITORS: no loaded code declares group 'oi': "
+                             "nothing was traced for it\n");
+    FILE *f = fopen("trace.txt", "r");
+    assert_non_null(f);
+    char line[128], want[128];
+    int n = 0;
+    while (fgets(line, sizeof line, f)) {
+        snprintf(want, sizeof want, n % 2 ? "(dl_probe): iostream.read_int<-(%d)\n"
+                                          : "(dl_probe): iostream.read_int->(x=%d)\n",
+                 n % 2 ? 2 * (n / 2) : n / 2);
+        assert_string_equal(line, want);
+        n++;
+    }
+    fclose(f);
+    assert_int_equal(n, 100);
+    unlink("trace.txt");
+}
+
 /* A set-uid program run by another user must not obey the environment. */
 static void setuid_ignores_environment(void **state)
 {
@@ -441,6 +471,7 @@ int main(void)
         cmocka_unit_test(no_symlinked_directory_on_the_way),
         cmocka_unit_test(fifos_and_directories_are_refused),
         cmocka_unit_test(output_and_report_in_one_file_is_refused),
+        cmocka_unit_test(libtf_loaded_by_dlopen_stays),
         cmocka_unit_test(setuid_ignores_environment),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
