@@ -23,6 +23,8 @@
 #include "internal.h"
 #include "config.h"
 
+#define OUTPUT_BUFFER (1 << 16)
+
 static FILE *output;
 static char **asked;   /* groups TF_MONITORS named, checked at exit */
 static int nasked;
@@ -54,9 +56,11 @@ FILE *tf__env_output(void)
      * a file 9x slower. dprint flushes it at least every 100 ms of tracing, at
      * fork and on a fatal signal (dprint.c); exit flushes all stdio. */
     int line = strcmp(tf__config_get("TF_OUTPUT_BUFFER"), "line") == 0;
-    setvbuf(output, NULL, line ? _IOLBF : _IOFBF, line ? 0 : 1 << 16);
-    if (!line)
-        tf__dprint_buffered(output);
+    /* glibc ignores the size unless given the buffer; dprint must know it
+     * to end every write at a line's end. Kept for the process. */
+    char *buffer = line ? NULL : malloc(OUTPUT_BUFFER);
+    setvbuf(output, buffer, buffer ? _IOFBF : _IOLBF, buffer ? OUTPUT_BUFFER : 0);
+    tf__dprint_buffered(output, buffer ? OUTPUT_BUFFER : 0);
     return output;
 }
 

@@ -35,7 +35,13 @@ static void env_write(const char *var, const char *path, tf_timing_format format
     if (!f)
         return;
     tf_timing_report((tf_timing_manager *)env_manager, f, format);
-    fclose(f);
+    int failed = fflush(f) != 0 || ferror(f);
+    int err = errno;
+    if (fclose(f) != 0 || failed) {
+        fprintf(stderr, "tf: %s: writing '", var);
+        tf__config_escaped(stderr, path);
+        fprintf(stderr, "' failed: %s; the report is incomplete\n", strerror(failed ? err : errno));
+    }
 }
 
 static void env_at_exit(void)

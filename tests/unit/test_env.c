@@ -388,6 +388,20 @@ static void output_and_report_in_one_file_is_refused(void **state)
     unlink("same.txt");
 }
 
+/* Item 10: a write error is said once, with what it lost. */
+static void write_errors_are_reported_with_the_loss(void **state)
+{
+    const char *said = "tf: dprint: 2 lines (74 bytes) could not be written to TF_OUTPUT: "
+                       "No space left on device\n";
+    assert_int_equal(probe("io_read=dprint", "TF_OUTPUT=/dev/full", NULL), 0);
+    assert_string_equal(err, said);
+    assert_int_equal(probe("io_read=dprint", "TF_OUTPUT=/dev/full", "TF_OUTPUT_BUFFER=line"), 0);
+    assert_string_equal(err, said);
+    assert_int_equal(probe("io_read=timing", "TF_REPORT=/dev/full", NULL), 0);
+    assert_string_equal(err, "tf: TF_REPORT: writing '/dev/full' failed: No space left on device; "
+                             "the report is incomplete\n");
+}
+
 /* Item 6: libtf loaded only with an instrumented library, and unloaded with
  * it unless it never unloads: TF_OUTPUT was reopened (truncated, an fd
  * leaked) on every cycle, and a typo was never reported. */
@@ -471,6 +485,7 @@ int main(void)
         cmocka_unit_test(no_symlinked_directory_on_the_way),
         cmocka_unit_test(fifos_and_directories_are_refused),
         cmocka_unit_test(output_and_report_in_one_file_is_refused),
+        cmocka_unit_test(write_errors_are_reported_with_the_loss),
         cmocka_unit_test(libtf_loaded_by_dlopen_stays),
         cmocka_unit_test(setuid_ignores_environment),
     };
