@@ -105,6 +105,10 @@ static void emit(const tf_monitor *m, tf_buf *b)
     }
     struct dprint_factory *stream = ((const struct dprint *)m)->stream;
     pthread_mutex_lock(&stream->lock);
+    /* A flush that stdio makes when the buffer is full would end mid-line,
+     * and a forked child writing the same file would tear it: flush first. */
+    if (stream->buffered && __fpending(stream->out) + b->len > stream->buffered)
+        stream_flush(stream);
     fwrite(b->p, 1, b->len, stream->out);
     stream->pending_lines++;
     stream->pending_bytes += b->len;

@@ -402,6 +402,29 @@ static void write_errors_are_reported_with_the_loss(void **state)
                              "the report is incomplete\n");
 }
 
+/* Item 9: a parent and its child tracing at once into one buffered file. */
+static void forked_lines_stay_whole(void **state)
+{
+    unlink("trace.txt");
+    assert_int_equal(probe("io_read=dprint", "TF_OUTPUT=trace.txt", "PROBE_END=forkmany"), 0);
+    assert_string_equal(err, "");
+    FILE *f = fopen("trace.txt", "r");
+    assert_non_null(f);
+    char line[256];
+    int n = 0, bad = 0;
+    while (fgets(line, sizeof line, f)) {
+        int x, end = 0;
+        n++;
+        if (!(sscanf(line, "(env_probe): iostream.read_int->(x=%d)\n%n", &x, &end) == 1 && end) &&
+            !(sscanf(line, "(env_probe): iostream.read_int<-(%d)\n%n", &x, &end) == 1 && end))
+            bad++;
+    }
+    fclose(f);
+    assert_int_equal(bad, 0);
+    assert_int_equal(n, 2 + 4 * 20000);
+    unlink("trace.txt");
+}
+
 /* Item 6: libtf loaded only with an instrumented library, and unloaded with
  * it unless it never unloads: TF_OUTPUT was reopened (truncated, an fd
  * leaked) on every cycle, and a typo was never reported. */
@@ -486,6 +509,7 @@ int main(void)
         cmocka_unit_test(fifos_and_directories_are_refused),
         cmocka_unit_test(output_and_report_in_one_file_is_refused),
         cmocka_unit_test(write_errors_are_reported_with_the_loss),
+        cmocka_unit_test(forked_lines_stay_whole),
         cmocka_unit_test(libtf_loaded_by_dlopen_stays),
         cmocka_unit_test(setuid_ignores_environment),
     };
