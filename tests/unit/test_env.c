@@ -154,6 +154,16 @@ static void bad_values_are_shown_escaped(void **state)
     assert_int_equal(probe("io=noop", "TF_OUTPUT_BUFFER=\ttab'", NULL), 0);
     assert_string_equal(err, "tf: TF_OUTPUT_BUFFER: '\\ttab'' is neither 'line' nor 'full'; "
                              "using 'full'\n");
+    /* Issue 14 item 12: C1 controls (CSI as U+009B) and bytes that are not
+     * UTF-8 are escaped too; well-formed UTF-8 text is shown as it is. */
+    assert_int_equal(probe("\xc3\xa9t\xc3\xa9=noop,io=\xc2\x9b" "2J\xff\xe2\x82", NULL, NULL), 0);
+    assert_string_equal(err, "tf: TF_MONITORS: item 1 '\xc3\xa9t\xc3\xa9=noop': bad group name "
+                             "'\xc3\xa9t\xc3\xa9'\n"
+                             "tf: TF_MONITORS: item 2 'io=\\xc2\\x9b" "2J\\xff\\xe2\\x82': unknown factory "
+                             "(known: dprint, noop, timing, tracer) '\\xc2\\x9b" "2J\\xff\\xe2\\x82'\n");
+    assert_int_equal(probe("io_read=timing", "TF_REPORT=/no/such/\xc2\x85", NULL), 0);
+    assert_string_equal(err, "tf: TF_REPORT: cannot write '/no/such/\\xc2\\x85': "
+                             "No such file or directory\n");
 }
 
 /* An unknown NAME loads libtf-NAME.so from libtf's directory, which publishes
