@@ -17,8 +17,10 @@
 
 #include "fake_tu.h"
 
+#ifndef REGISTERED
 #define REGISTERED 1000000
 #define NAMED 100000
+#endif
 
 /* The path a rules file or a control tool takes: one tf_register per group. */
 static void million_groups_registered(void **state)
@@ -40,7 +42,7 @@ static void million_groups_registered(void **state)
     tf_tu_unregister(&iostream_tu);
 }
 
-/* 100,000 items in TF_MONITORS (set by dl_probe before libtf loads), all
+/* NAMED (100,000) items in TF_MONITORS (set by dl_probe before libtf loads), all
  * applied; each is reported at exit as declared by no loaded code, and the
  * one group the module has is traced. */
 static void hundred_thousand_groups_in_tf_monitors(void **state)
@@ -51,7 +53,9 @@ static void hundred_thousand_groups_in_tf_monitors(void **state)
         freopen("scale.err", "w", stderr);
         setenv("TF_MONITORS", "io_read=dprint", 1);
         unsetenv("TF_OUTPUT");
-        execl(DL_PROBE, "dl_probe", "100000", (char *)NULL);
+        char count[16];
+        snprintf(count, sizeof count, "%d", NAMED);
+        execl(DL_PROBE, "dl_probe", count, (char *)NULL);
         _exit(127);
     }
     int status;
