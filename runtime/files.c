@@ -12,7 +12,8 @@
  *   then truncated and made 0600, so a trace is never readable by others.
  * - Nothing blocks: the open is O_NONBLOCK, so a FIFO without a reader fails
  *   at once and one with a reader is refused after fstat. Only regular files
- *   and character devices (/dev/null, a terminal) are written.
+ *   and character devices (/dev/null, a terminal) are written, and
+ *   /dev/stdout, /dev/stderr: the process's own streams, whatever they are.
  * - Two variables naming one file (TF_OUTPUT and TF_REPORT) would interleave:
  *   the second is refused, naming the first.
  * - Files are O_APPEND, so a parent and its forked child, sharing the file,
@@ -146,11 +147,22 @@ static int open_checked(const char *var, const char *path)
     return fd;
 }
 
+/* /dev/stdout and /dev/stderr are symbolic links into /proc that TF would
+ * refuse; they mean the process's own streams, whatever those are (a pipe,
+ * say), so TF writes to a copy of that descriptor. -1: not one of them. */
+static int standard_stream(const char *path)
+{
+    int fd = strcmp(path, "/dev/stdout") == 0 ? 1 : strcmp(path, "/dev/stderr") == 0 ? 2 : -1;
+    return fd < 0 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, 3);
+}
+
 FILE *tf__create_file(const char *var, const char *path)
 {
     int saved = errno;
     pthread_mutex_lock(&lock);
-    int fd = open_checked(var, path);
+    int fd = standard_stream(path);
+    if (fd < 0)
+        fd = open_checked(var, path);
     pthread_mutex_unlock(&lock);
     FILE *f = fd >= 0 ? fdopen(fd, "a") : NULL;
     if (fd >= 0 && !f) {

@@ -384,6 +384,10 @@ static void fifos_and_directories_are_refused(void **state)
     rmdir("adir");
     assert_int_equal(probe("io_read=dprint", "TF_OUTPUT=/dev/null", NULL), 0);
     assert_string_equal(err, "");
+    /* links into /proc, to whatever the streams are (files here) */
+    assert_int_equal(probe("io_read=dprint", "TF_OUTPUT=/dev/stdout", NULL), 0);
+    assert_string_equal(err, "");
+    assert_non_null(strstr(out, "(env_probe): iostream.read_int->(x=2)\n(env_probe): iostream.read_int<-(4)\n"));
 }
 
 static void output_and_report_in_one_file_is_refused(void **state)
