@@ -160,7 +160,7 @@ static void bad_values_are_shown_escaped(void **state)
     assert_string_equal(err, "tf: TF_MONITORS: item 1 '\xc3\xa9t\xc3\xa9=noop': bad group name "
                              "'\xc3\xa9t\xc3\xa9'\n"
                              "tf: TF_MONITORS: item 2 'io=\\xc2\\x9b" "2J\\xff\\xe2\\x82': unknown factory "
-                             "(known: dprint, noop, timing, tracer) '\\xc2\\x9b" "2J\\xff\\xe2\\x82'\n");
+                             "(known: dprint, noop, record, timing, tracer) '\\xc2\\x9b" "2J\\xff\\xe2\\x82'\n");
     assert_int_equal(probe("io_read=timing", "TF_REPORT=/no/such/\xc2\x85", NULL), 0);
     assert_string_equal(err, "tf: TF_REPORT: cannot write '/no/such/\\xc2\\x85': "
                              "No such file or directory\n");
