@@ -46,7 +46,8 @@ struct group {
     int declared;           /* by a registered TU (not merely registered on) */
     tf_factory *factory;
     struct edges subs, parents;
-    struct group *next;
+    struct group *next;     /* every group, newest first */
+    struct group *hnext;    /* the next in its bucket */
 };
 
 struct made {               /* a monitor created for one holder */
@@ -70,6 +71,11 @@ struct tu_entry {
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct group *groups;
+/* Groups by name hash (TF_MONITORS may name 100,000 of them): a fixed number
+ * of buckets, allocated with the first group, so lock-free readers need no
+ * rehash protocol; chains grow only at their head, published with release. */
+#define GROUP_BUCKETS (1u << 16)
+static struct group **buckets;
 static struct tu_entry *tus;
 static tf_factory *watcher;
 static int (*watcher_wants)(const tf_tu *tu, uint32_t group);
@@ -98,9 +104,19 @@ void tf__registry_fork(int phase)
 
 /* ---- the group graph ------------------------------------------------------- */
 
+static struct group **bucket_of(struct group **table, const char *name)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+        h = (h ^ *c) * 16777619u;
+    return &table[h & (GROUP_BUCKETS - 1)];
+}
+
 static struct group *group_find(const char *name)
 {
-    for (struct group *g = __atomic_load_n(&groups, __ATOMIC_ACQUIRE); g; g = g->next)
+    struct group **table = __atomic_load_n(&buckets, __ATOMIC_ACQUIRE);
+    struct group *g = table ? __atomic_load_n(bucket_of(table, name), __ATOMIC_ACQUIRE) : NULL;
+    for (; g; g = g->hnext)
         if (strcmp(g->name, name) == 0)
             return g;
     return NULL;
@@ -121,13 +137,22 @@ static struct group *group_get(const char *name)
     struct group *g = group_find(name);
     if (g)
         return g;
+    if (!buckets) {
+        struct group **table = calloc(GROUP_BUCKETS, sizeof *table);
+        if (!table)
+            return NULL;
+        __atomic_store_n(&buckets, table, __ATOMIC_RELEASE);
+    }
     g = calloc(1, sizeof *g);
     if (!g || !(g->name = strdup(name))) {
         free(g);
         return NULL;
     }
+    struct group **head = bucket_of(buckets, name);
+    g->hnext = *head;
     g->next = groups;
-    __atomic_store_n(&groups, g, __ATOMIC_RELEASE);
+    __atomic_store_n(head, g, __ATOMIC_RELEASE);
+    groups = g;
     return g;
 }
 

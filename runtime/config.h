@@ -21,8 +21,9 @@ void tf__config_init(void);
 /* Lists the variables, their defaults and help on out (TF_HELP=1). */
 void tf__config_help(FILE *out);
 
-/* Writes s to out with control characters as C escapes (\n, \x1b), so a
- * hostile value cannot forge lines or drive the terminal. */
+/* Writes s to out with control characters, C1 controls and bytes that are
+ * not UTF-8 as C escapes (\n, \x1b, \xc2\x9b), so a hostile value cannot
+ * forge lines or drive the terminal. */
 void tf__config_escaped(FILE *out, const char *s);
 
 /* A table entry's parser: NULL if value is good, else why not (written to

@@ -58,6 +58,7 @@ __attribute__((constructor)) static void tf_init(void)
     tf__registry_set_maker(tf__compose_create);
     tf__config_init();
     tf__permission_init();
+    tf__dprint_init();
     tf__env_init();
     tf__control_init();
     atexit(mark_exiting); /* registered last: runs first at exit */

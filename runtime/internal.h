@@ -197,11 +197,16 @@ int tf__catch_fatal(void (*fn)(int, siginfo_t *, void *), struct sigaction previ
 void tf__fatal_pass_on(int sig, siginfo_t *info, void *uctx, const struct sigaction previous[TF_NFATAL]);
 void tf__pass_on(int sig, siginfo_t *info, void *uctx, const struct sigaction *previous);
 
-/* out is fully buffered by libtf (TF_OUTPUT): dprint flushes it every 100 ms
- * of tracing and on a fatal signal. */
-void tf__dprint_buffered(FILE *out);
-/* Opens path for writing as TF does for every file it creates: O_NOFOLLOW,
- * mode 0600, truncated. NULL and errno on failure. */
-FILE *tf__create_file(const char *path);
+/* out is TF_OUTPUT, fully buffered by libtf in size bytes (0: line by line):
+ * dprint flushes it every 100 ms of tracing, on a fatal signal, and before a
+ * line that would not fit, so every write(2) ends at a line's end. */
+void tf__dprint_buffered(FILE *out, size_t size);
+/* At exit, dprint says how many lines a write error lost (once per stream). */
+void tf__dprint_init(void);
+/* Creates path for the variable var as TF creates every file (files.c): no
+ * symlink followed on the way, only a file of the effective user that nobody
+ * else may write, or a character device; never blocks; mode 0600, truncated,
+ * O_APPEND. On failure says why on stderr, naming var and path: NULL. */
+FILE *tf__create_file(const char *var, const char *path);
 
 #endif

@@ -20,9 +20,9 @@ int tf__action_report(const char *path, FILE *out, char *err, size_t errlen)
         tf_timing_report(m, path ? stderr : out, TF_TIMING_TEXT);
         return 0;
     }
-    FILE *f = tf__create_file(path);
-    if (!f) {
-        snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
+    FILE *f = tf__create_file("tf-ctl report", path);
+    if (!f) { /* refused as every file TF writes can be; the program's stderr says why */
+        snprintf(err, errlen, "cannot create %s (refused or failed: the program's stderr says why)", path);
         return -1;
     }
     tf_timing_report(m, f, tf_timing_format_for_path(path));
