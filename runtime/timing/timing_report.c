@@ -2,10 +2,11 @@
  * timing_report.c: the timing report as a text table, JSON or CSV (DESIGN.md
  * section 6; issue 5 item 4). All three come from one snapshot of rows.
  *
- * Text answers "where does the time go": timing points grouped by timer group,
- * groups by their self time, points by their total, in human units; then the
- * group tree (the registry's graph, read once per report) with self time
- * including subgroups. JSON carries every statistic
+ * Text answers "where does the time go": the run's wall and CPU time, the
+ * hooks' estimated share, the top points by self time; then timing points
+ * grouped by timer group, groups and points by their self time, one unit per
+ * column; then the group tree (the registry's graph, read once per report)
+ * with self time including subgroups. JSON carries every statistic
  * of every timing point (units in the names: *_ns, plus "units"), the clock,
  * the overhead subtracted and the group tree. CSV is one row per timing point.
  * tf_timing_report is here, above the manager, so the manager never calls
@@ -13,10 +14,14 @@
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "timing_internal.h"
+
+#define TOP_N 10
 
 typedef struct row {
     const tt_timer *t;
@@ -30,14 +35,70 @@ typedef struct snapshot {
     tt_group_list *subs; /* per group, from the registry's graph */
     uint64_t unmatched, abandoned;
     tf_timing_clock_info clock;
+    double self_all;        /* every timed moment once: the base of the percentages */
+    uint64_t calls;
+    double hooks, hooks_in_self; /* estimated hook cost, and the part inside self times */
+    double wall_ns, cpu_ns; /* < 0: not known (an injected clock) */
 } snapshot;
 
-static int by_total(const void *a, const void *b)
+static int by_self(const void *a, const void *b)
 {
     const row *x = a, *y = b;
-    if (x->s.total_ns != y->s.total_ns)
-        return x->s.total_ns < y->s.total_ns ? 1 : -1;
+    if (x->s.self_ns != y->s.self_ns)
+        return x->s.self_ns < y->s.self_ns ? 1 : -1;
     return strcmp(x->t->full, y->t->full);
+}
+
+/* The hooks' estimated cost in r's calls: the measured overhead per call. */
+static double row_hooks(const snapshot *sn, const row *r)
+{
+    return (double)r->s.count * sn->clock.overhead_ns;
+}
+
+/* Self time per call at or below the overhead: mostly the hooks' own cost. */
+static int at_floor(const snapshot *sn, const row *r)
+{
+    return sn->clock.overhead_ns > 0 && r->s.count &&
+           r->s.self_ns <= row_hooks(sn, r);
+}
+
+/* The estimated share of r's self time that is the hooks', capped at all of it. */
+static double hooks_pct(const snapshot *sn, const row *r)
+{
+    if (at_floor(sn, r))
+        return 100;
+    return r->s.self_ns > 0 ? 100 * row_hooks(sn, r) / r->s.self_ns : 0;
+}
+
+static double self_pct(const snapshot *sn, const row *r)
+{
+    return sn->self_all > 0 ? 100 * r->s.self_ns / sn->self_all : 0;
+}
+
+/* Wall time since the manager began and the process's CPU time, with a real
+ * clock; an injected one (tf-dump's replay, tests) has no run to measure. */
+static void run_times(tt_manager *m, snapshot *sn)
+{
+    struct timespec ts;
+    sn->wall_ns = sn->cpu_ns = -1;
+    if (m->clock.kind == TT_CLOCK_INJECTED)
+        return;
+    sn->wall_ns = tt_ticks_to_ns(m, (double)(tt_now(&m->clock) - m->epoch));
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) == 0)
+        sn->cpu_ns = (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static void snapshot_totals(tt_manager *m, snapshot *sn)
+{
+    for (uint32_t i = 0; i < sn->n; i++) {
+        const row *r = &sn->rows[i];
+        double h = row_hooks(sn, r);
+        sn->self_all += r->s.self_ns;
+        sn->calls += r->s.count;
+        sn->hooks += h;
+        sn->hooks_in_self += h < r->s.self_ns ? h : r->s.self_ns;
+    }
+    run_times(m, sn);
 }
 
 static void snapshot_free(snapshot *sn, int ngroups)
@@ -85,9 +146,10 @@ static int snapshot_take(tt_manager *m, snapshot *sn)
             sn->group_self[r->t->group] += r->s.self_ns;
     }
     free(sum);
-    qsort(sn->rows, sn->n, sizeof *sn->rows, by_total);
+    qsort(sn->rows, sn->n, sizeof *sn->rows, by_self);
     /* m->lock is held; tf_timing_clock takes no lock. */
     tf_timing_clock((tf_timing_manager *)m, &sn->clock);
+    snapshot_totals(m, sn);
     return TF_OK;
 }
 
@@ -140,15 +202,80 @@ static const char *human(char *buf, size_t len, double ns)
     return buf;
 }
 
-static void text_row(FILE *out, const row *r)
+/* The table's time columns; each has one unit, from its largest value. */
+static const struct column {
+    const char *name;
+    size_t off;
+} columns[] = {
+    {"self", offsetof(tf_timing_stats, self_ns)},     {"total", offsetof(tf_timing_stats, total_ns)},
+    {"mean", offsetof(tf_timing_stats, mean_ns)},     {"min", offsetof(tf_timing_stats, min_ns)},
+    {"max", offsetof(tf_timing_stats, max_ns)},       {"stddev", offsetof(tf_timing_stats, stddev_ns)},
+    {"p50", offsetof(tf_timing_stats, p50_ns)},       {"p90", offsetof(tf_timing_stats, p90_ns)},
+    {"p99", offsetof(tf_timing_stats, p99_ns)},
+};
+#define NCOLUMNS (sizeof columns / sizeof *columns)
+
+typedef struct unit {
+    const char *name;
+    double ns;
+    int decimals; /* down to a nanosecond */
+} unit;
+
+static const unit units[] = {{"ns", 1, 0}, {"us", 1e3, 3}, {"ms", 1e6, 6}, {"s", 1e9, 9}};
+
+typedef struct col_fmt { /* a column's unit and its decimals (fewer if they do not fit) */
+    const unit *u;
+    int decimals;
+} col_fmt;
+
+static double column_value(const row *r, size_t c)
 {
-    char b[10][32];
+    return *(const double *)(const void *)((const char *)&r->s + columns[c].off);
+}
+
+static int shown(const row *r)
+{
+    return r->s.count || r->s.unmatched_exits;
+}
+
+/* One unit per column, from its largest value, so that small values keep their
+ * nanoseconds as decimals where the column (two spaces apart) allows. */
+static void choose_units(const snapshot *sn, col_fmt out[NCOLUMNS])
+{
+    for (size_t c = 0; c < NCOLUMNS; c++) {
+        double max = 0;
+        for (uint32_t i = 0; i < sn->n; i++)
+            if (shown(&sn->rows[i]) && column_value(&sn->rows[i], c) > max)
+                max = column_value(&sn->rows[i], c);
+        int u = max < 1e3 ? 0 : max < 1e6 ? 1 : max < 1e9 ? 2 : 3;
+        int digits = snprintf(NULL, 0, "%.0f", max / units[u].ns);
+        out[c].u = &units[u];
+        out[c].decimals = units[u].decimals < 8 - digits ? units[u].decimals : 8 - digits;
+        out[c].decimals = out[c].decimals > 0 ? out[c].decimals : 0;
+    }
+}
+
+static void text_header(FILE *out, col_fmt u[NCOLUMNS])
+{
+    char b[32];
+    fprintf(out, "  %-32s %9s %6s", "timing point", "calls", "self%");
+    for (size_t c = 0; c < NCOLUMNS; c++) {
+        snprintf(b, sizeof b, "%s %s", columns[c].name, u[c].u->name);
+        fprintf(out, " %10s", b);
+    }
+    fputs(" hooks%\n", out);
+}
+
+static void text_row(FILE *out, const snapshot *sn, const row *r, col_fmt u[NCOLUMNS])
+{
     const tf_timing_stats *s = &r->s;
-    fprintf(out, "  %-32s %9" PRIu64 " %10s %10s %10s %10s %10s %10s %10s %10s %10s", r->t->full,
-            s->count, human(b[0], 32, s->total_ns), human(b[1], 32, s->self_ns),
-            human(b[2], 32, s->mean_ns), human(b[3], 32, s->min_ns), human(b[4], 32, s->max_ns),
-            human(b[5], 32, s->stddev_ns), human(b[6], 32, s->p50_ns), human(b[7], 32, s->p90_ns),
-            human(b[8], 32, s->p99_ns));
+    fprintf(out, "  %-32s %9" PRIu64 " %6.1f", r->t->full, s->count, self_pct(sn, r));
+    for (size_t c = 0; c < NCOLUMNS; c++)
+        fprintf(out, " %10.*f", u[c].decimals, column_value(r, c) / u[c].u->ns);
+    if (sn->clock.overhead_ns > 0)
+        fprintf(out, " %6.1f%s", hooks_pct(sn, r), at_floor(sn, r) ? " *" : "");
+    else
+        fputs("      -", out);
     if (s->unwinds || s->longjmps || s->unmatched_exits || s->abandoned)
         fprintf(out, "  (unwinds %" PRIu64 ", longjmps %" PRIu64 ", unmatched exits %" PRIu64
                      ", abandoned %" PRIu64 ")",
@@ -156,15 +283,15 @@ static void text_row(FILE *out, const row *r)
     fputc('\n', out);
 }
 
-static void text_group(tt_manager *m, FILE *out, const snapshot *sn, int g)
+static void text_group(tt_manager *m, FILE *out, const snapshot *sn, int g, col_fmt u[NCOLUMNS])
 {
-    int shown = 0;
+    int n = 0;
     char b[32];
     for (uint32_t i = 0; i < sn->n; i++) {
         const row *r = &sn->rows[i];
-        if (r->t->group != g || (!r->s.count && !r->s.unmatched_exits))
+        if (r->t->group != g || !shown(r))
             continue;
-        if (!shown++) {
+        if (!n++) {
             if (g < 0) {
                 fputs("\ninfo timing points never entered from a group\n", out);
             } else {
@@ -176,10 +303,9 @@ static void text_group(tt_manager *m, FILE *out, const snapshot *sn, int g)
                             m->groups[sn->subs[g].v[k]].name);
                 fputc('\n', out);
             }
-            fprintf(out, "  %-32s %9s %10s %10s %10s %10s %10s %10s %10s %10s %10s\n", "timing point",
-                    "calls", "total", "self", "mean", "min", "max", "stddev", "p50", "p90", "p99");
+            text_header(out, u);
         }
-        text_row(out, r);
+        text_row(out, sn, r, u);
     }
 }
 
@@ -195,9 +321,46 @@ static void text_tree(tt_manager *m, FILE *out, const snapshot *sn, int g, int d
         text_tree(m, out, sn, sn->subs[g].v[i], depth + 1, all);
 }
 
+/* The run's times, the hooks' share and the top points: the answer first. */
+static void text_summary(FILE *out, const snapshot *sn)
+{
+    char b[3][32];
+    if (sn->wall_ns >= 0)
+        fprintf(out, "run: wall %s, process CPU %s (all threads; wall time includes waiting and "
+                     "preemption)\n",
+                human(b[0], 32, sn->wall_ns), sn->cpu_ns >= 0 ? human(b[1], 32, sn->cpu_ns) : "?");
+    fprintf(out, "self times exclude %s of measured hook overhead per nested timed call\n",
+            human(b[0], 32, sn->clock.overhead_ns));
+    if (sn->clock.overhead_ns > 0)
+        fprintf(out, "hooks: est. %s in %" PRIu64 " timed calls at %s each; %s of it, %.1f%% of "
+                     "the measured self time, is inside the self times below\n",
+                human(b[0], 32, sn->hooks), sn->calls, human(b[1], 32, sn->clock.overhead_ns),
+                human(b[2], 32, sn->hooks_in_self),
+                sn->self_all > 0 ? 100 * sn->hooks_in_self / sn->self_all : 0.0);
+    else
+        fputs("hooks: no overhead measured (an injected clock), so no estimate of their share\n",
+              out);
+    uint32_t n = 0;
+    double top = 0;
+    while (n < sn->n && n < TOP_N && sn->rows[n].s.count)
+        top += sn->rows[n++].s.self_ns;
+    fprintf(out, "top %u by self time: %.1f%% of the measured self time (%s of %s)\n", n,
+            sn->self_all > 0 ? 100 * top / sn->self_all : 0.0, human(b[0], 32, top),
+            human(b[1], 32, sn->self_all));
+    for (uint32_t i = 0; i < n; i++)
+        fprintf(out, "  %-32s %5.1f%%%s\n", sn->rows[i].t->full, self_pct(sn, &sn->rows[i]),
+                at_floor(sn, &sn->rows[i]) ? " *" : "");
+    fputs("self%: share of the measured self time (the sum of all self times, each timed moment "
+          "once); hooks%: estimated share of a point's self time that is the hooks' own cost\n",
+          out);
+    if (sn->clock.overhead_ns > 0)
+        fprintf(out, "*: self time per call at or below the hook overhead (%s), so its numbers "
+                     "are mostly the hooks' own cost\n",
+                human(b[0], 32, sn->clock.overhead_ns));
+}
+
 static void write_text(tt_manager *m, FILE *out, const snapshot *sn)
 {
-    char b[32];
     uint32_t used = 0;
     for (uint32_t i = 0; i < sn->n; i++)
         used += sn->rows[i].s.count != 0;
@@ -207,12 +370,13 @@ static void write_text(tt_manager *m, FILE *out, const snapshot *sn)
             sn->clock.ticks_per_second, sn->clock.read_ns);
     fprintf(out, " (rdtsc %.1f ns, clock_gettime %.1f ns)\n", sn->clock.tsc_read_ns,
             sn->clock.monotonic_read_ns);
-    fprintf(out, "self times exclude %s of measured hook overhead per nested timed call\n",
-            human(b, sizeof b, sn->clock.overhead_ns));
     if (sn->unmatched || sn->abandoned || tt_lost_frames(m))
         fprintf(out, "anomalies: %" PRIu64 " unmatched exits, %" PRIu64 " abandoned entries, %" PRIu64
                      " entries lost (out of memory)\n",
                 sn->unmatched, sn->abandoned, tt_lost_frames(m));
+    text_summary(out, sn);
+    col_fmt u[NCOLUMNS];
+    choose_units(sn, u);
     /* Groups by self time, largest first. */
     int *order = malloc(((size_t)m->ngroups + 1) * sizeof *order), n = 0;
     for (int g = 0; order && g < m->ngroups; g++) {
@@ -224,21 +388,18 @@ static void write_text(tt_manager *m, FILE *out, const snapshot *sn)
         order[k] = g;
     }
     for (int k = 0; k < n; k++)
-        text_group(m, out, sn, order[k]);
-    text_group(m, out, sn, -1);
+        text_group(m, out, sn, order[k], u);
+    text_group(m, out, sn, -1, u);
     free(order);
-    double all = 0; /* every timed moment once: the sum of self times */
-    for (uint32_t i = 0; i < sn->n; i++)
-        all += sn->rows[i].s.self_ns;
     fputs("\ngroup tree (self time including subgroups, share of all timed time)\n", out);
     for (int g = 0; g < m->ngroups; g++)
         if (is_root(m, sn, g))
-            text_tree(m, out, sn, g, 0, all);
+            text_tree(m, out, sn, g, 0, sn->self_all);
 }
 
 /* ---- JSON ------------------------------------------------------------------ */
 
-static void json_timer(tt_manager *m, FILE *out, const row *r)
+static void json_timer(tt_manager *m, FILE *out, const snapshot *sn, const row *r)
 {
     const tt_timer *t = r->t;
     const tf_timing_stats *s = &r->s;
@@ -264,11 +425,13 @@ static void json_timer(tt_manager *m, FILE *out, const row *r)
             "     \"count\": %" PRIu64 ", \"total_ns\": %.3f, \"self_ns\": %.3f, \"min_ns\": %.3f, "
             "\"max_ns\": %.3f, \"mean_ns\": %.3f, \"stddev_ns\": %.3f,\n"
             "     \"p50_ns\": %.3f, \"p90_ns\": %.3f, \"p99_ns\": %.3f, \"unwinds\": %" PRIu64
-            ", \"longjmps\": %" PRIu64 ", \"unmatched_exits\": %" PRIu64 ", \"abandoned\": %" PRIu64
-            "}",
+            ", \"longjmps\": %" PRIu64 ", \"unmatched_exits\": %" PRIu64 ", \"abandoned\": %" PRIu64,
             s->count, s->total_ns, s->self_ns, s->min_ns, s->max_ns, s->mean_ns, s->stddev_ns,
             s->p50_ns, s->p90_ns, s->p99_ns, s->unwinds, s->longjmps, s->unmatched_exits,
             s->abandoned);
+    fprintf(out, ",\n     \"self_pct\": %.3f, \"hooks_ns\": %.3f, \"hooks_pct\": %.3f, "
+                 "\"at_overhead_floor\": %s}",
+            self_pct(sn, r), row_hooks(sn, r), hooks_pct(sn, r), at_floor(sn, r) ? "true" : "false");
 }
 
 static void json_tree(tt_manager *m, FILE *out, const snapshot *sn, int g, int depth)
@@ -308,6 +471,33 @@ static void json_group(tt_manager *m, FILE *out, const snapshot *sn, int g)
     fputs("]}", out);
 }
 
+static void json_number_or_null(FILE *out, const char *key, double v)
+{
+    if (v >= 0)
+        fprintf(out, "\"%s\": %.3f", key, v);
+    else
+        fprintf(out, "\"%s\": null", key);
+}
+
+/* What the text report's summary says; timers are sorted by self time. */
+static void json_summary(FILE *out, const snapshot *sn)
+{
+    uint32_t n = 0;
+    double top = 0;
+    while (n < sn->n && n < TOP_N && sn->rows[n].s.count)
+        top += sn->rows[n++].s.self_ns;
+    fputs("  \"summary\": {\"percent_of\": \"self_ns_total\", ", out);
+    json_number_or_null(out, "wall_ns", sn->wall_ns);
+    fputs(", ", out);
+    json_number_or_null(out, "cpu_ns", sn->cpu_ns);
+    fprintf(out, ",\n    \"self_ns_total\": %.3f, \"calls\": %" PRIu64 ", \"hooks_ns\": %.3f, "
+                 "\"hooks_in_self_ns\": %.3f, \"hooks_pct\": %.3f, \"top_n\": %u, "
+                 "\"top_self_pct\": %.3f},\n",
+            sn->self_all, sn->calls, sn->hooks, sn->hooks_in_self,
+            sn->self_all > 0 ? 100 * sn->hooks_in_self / sn->self_all : 0.0, n,
+            sn->self_all > 0 ? 100 * top / sn->self_all : 0.0);
+}
+
 static void write_json(tt_manager *m, FILE *out, const snapshot *sn)
 {
     const tf_timing_clock_info *c = &sn->clock;
@@ -322,13 +512,14 @@ static void write_json(tt_manager *m, FILE *out, const snapshot *sn)
                  "outside the child's own interval\"},\n",
             c->overhead_ns > 0 ? "true" : "false", c->overhead_ns);
     fprintf(out, "  \"threads\": %d,\n", tt_threads_seen(m));
+    json_summary(out, sn);
     fprintf(out, "  \"anomalies\": {\"unmatched_exits\": %" PRIu64 ", \"abandoned\": %" PRIu64
                  ", \"lost_frames\": %" PRIu64 "},\n",
             sn->unmatched, sn->abandoned, tt_lost_frames(m));
     fputs("  \"timers\": [\n", out);
     for (uint32_t i = 0; i < sn->n; i++) {
         fputs(i ? ",\n" : "", out);
-        json_timer(m, out, &sn->rows[i]);
+        json_timer(m, out, sn, &sn->rows[i]);
     }
     fputs("\n  ],\n  \"groups\": [\n", out);
     for (int g = 0; g < m->ngroups; g++) {
@@ -369,7 +560,7 @@ static void write_csv(tt_manager *m, FILE *out, const snapshot *sn)
 {
     fputs("timer,tu,function,kind,group,count,total_ns,self_ns,min_ns,max_ns,mean_ns,"
           "stddev_ns,p50_ns,p90_ns,p99_ns,unwinds,longjmps,unmatched_exits,abandoned,enabled,"
-          "active\n",
+          "active,self_pct,hooks_ns,hooks_pct,at_overhead_floor\n",
           out);
     for (uint32_t i = 0; i < sn->n; i++) {
         const row *r = &sn->rows[i];
@@ -383,10 +574,11 @@ static void write_csv(tt_manager *m, FILE *out, const snapshot *sn)
         csv_field(out, group_name(m, r->t));
         fprintf(out,
                 ",%" PRIu64 ",%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%" PRIu64 ",%" PRIu64
-                ",%" PRIu64 ",%" PRIu64 ",%d,%d\n",
+                ",%" PRIu64 ",%" PRIu64 ",%d,%d,%.3f,%.3f,%.3f,%d\n",
                 s->count, s->total_ns, s->self_ns, s->min_ns, s->max_ns, s->mean_ns, s->stddev_ns,
                 s->p50_ns, s->p90_ns, s->p99_ns, s->unwinds, s->longjmps, s->unmatched_exits,
-                s->abandoned, r->t->enabled, TT_LD(r->t->active));
+                s->abandoned, r->t->enabled, TT_LD(r->t->active), self_pct(sn, r),
+                row_hooks(sn, r), hooks_pct(sn, r), at_floor(sn, r));
     }
 }
 

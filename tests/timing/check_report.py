@@ -2,6 +2,7 @@
 """check_report.py: validates timing reports written by libtf (issue 5).
 
   check_report.py json FILE [--expect TIMER:FIELD=VALUE,...]... [--group G:SUB,SUB]...
+                            [--summary FIELD=VALUE,...]
   check_report.py csv FILE [--expect TIMER:FIELD=VALUE,...]...
   check_report.py chrome FILE [--tracks N] [--max-per-track K] [--dropped D] [--names A,B]
 
@@ -19,10 +20,14 @@ TIMER_FIELDS = {
     "max_ns": (int, float), "mean_ns": (int, float), "stddev_ns": (int, float),
     "p50_ns": (int, float), "p90_ns": (int, float), "p99_ns": (int, float),
     "unwinds": int, "longjmps": int, "unmatched_exits": int, "abandoned": int,
+    "self_pct": (int, float), "hooks_ns": (int, float), "hooks_pct": (int, float),
+    "at_overhead_floor": bool,
 }
+SUMMARY_FIELDS = ("percent_of", "wall_ns", "cpu_ns", "self_ns_total", "calls", "hooks_ns",
+                  "hooks_in_self_ns", "hooks_pct", "top_n", "top_self_pct")
 CSV_HEADER = ("timer,tu,function,kind,group,count,total_ns,self_ns,min_ns,max_ns,mean_ns,"
               "stddev_ns,p50_ns,p90_ns,p99_ns,unwinds,longjmps,unmatched_exits,abandoned,"
-              "enabled,active").split(",")
+              "enabled,active,self_pct,hooks_ns,hooks_pct,at_overhead_floor").split(",")
 
 errors = []
 
@@ -79,11 +84,11 @@ def check_expect(rows, expect):
 
 
 def check_json(path, args):
-    expect, groups, _ = parse_expect(args)
+    expect, groups, opts = parse_expect(args)
     with open(path) as f:
         doc = json.load(f)
     for key in ("format", "version", "units", "clock", "overhead", "threads", "anomalies",
-                "timers", "groups", "group_tree"):
+                "summary", "timers", "groups", "group_tree"):
         if key not in doc:
             fail(f"top-level key {key} missing")
     if doc.get("units", {}).get("time") != "ns":
@@ -93,6 +98,15 @@ def check_json(path, args):
                 "tsc_invariant"):
         if key not in clock:
             fail(f"clock.{key} missing")
+    for key in SUMMARY_FIELDS:
+        if key not in doc.get("summary", {}):
+            fail(f"summary.{key} missing")
+    if "summary" in opts:
+        check_expect({"summary": doc.get("summary", {})},
+                     {"summary": dict(kv.split("=", 1) for kv in opts["summary"].split(","))})
+    selfs = [t.get("self_ns", 0) for t in doc.get("timers", [])]
+    if selfs != sorted(selfs, reverse=True):
+        fail("timers are not sorted by self time")
     for key in ("unmatched_exits", "abandoned", "lost_frames"):
         if key not in doc.get("anomalies", {}):
             fail(f"anomalies.{key} missing")

@@ -104,7 +104,12 @@ static void test_json_report(void **state)
               "mean_ns=6,stddev_ns=1,p50_ns=5,p90_ns=7,group=tokenize"
               " --expect wc.flush:count=2,total_ns=8,self_ns=4,kind=info_pair,group=parse"
               " --expect wc.read_chunk:count=2,total_ns=4,group=io,unmatched_exits=0"
-              " --group app:io,parse --group parse:tokenize --group tokenize:",
+              " --group app:io,parse --group parse:tokenize --group tokenize:"
+              /* self: tokenize 24, parse_file 20, flush 4, read_chunk 4 of 52 */
+              " --expect wc.tokenize:self_pct=46.154,hooks_ns=0,hooks_pct=0,at_overhead_floor=false"
+              " --expect wc.parse_file:self_pct=38.462 --expect wc.flush:self_pct=7.692"
+              " --summary percent_of=self_ns_total,wall_ns=null,cpu_ns=null,self_ns_total=52,"
+              "calls=10,hooks_ns=0,hooks_in_self_ns=0,hooks_pct=0,top_n=4,top_self_pct=100",
               path),
         0);
     /* And the checker itself rejects a wrong expectation and a broken file. */
@@ -122,17 +127,21 @@ static void test_csv_report(void **state)
     char *text = slurp(path);
     const char *header = "timer,tu,function,kind,group,count,total_ns,self_ns,min_ns,max_ns,"
                          "mean_ns,stddev_ns,p50_ns,p90_ns,p99_ns,unwinds,longjmps,"
-                         "unmatched_exits,abandoned,enabled,active\n";
+                         "unmatched_exits,abandoned,enabled,active,self_pct,hooks_ns,hooks_pct,"
+                         "at_overhead_floor\n";
     assert_memory_equal(text, header, strlen(header));
     int lines = 0;
     for (char *p = text; *p; p++)
         lines += *p == '\n';
     assert_int_equal(lines, 1 + 4); /* flush, parse_file, read_chunk, tokenize */
-    /* Rows sorted by total, largest first. */
-    assert_memory_equal(text + strlen(header), "wc.parse_file,wc,parse_file,function,parse,1,26.000",
-                        strlen("wc.parse_file,wc,parse_file,function,parse,1,26.000"));
+    /* Rows sorted by self time, largest first: tokenize 12, parse_file 10, flush 2, read_chunk 2. */
+    const char *first = "wc.tokenize,wc,tokenize,function,tokenize,2,12.000,12.000,";
+    assert_memory_equal(text + strlen(header), first, strlen(first));
+    assert_true(strstr(text, "\nwc.parse_file,") < strstr(text, "\nwc.flush,"));
+    assert_true(strstr(text, "\nwc.flush,") < strstr(text, "\nwc.read_chunk,"));
     assert_int_equal(check("csv %s --expect wc.tokenize:count=2,total_ns=12,group=tokenize"
-                           " --expect wc.flush:kind=info_pair,self_ns=2",
+                           " --expect wc.flush:kind=info_pair,self_ns=2,self_pct=7.692"
+                           " --expect wc.parse_file:self_pct=38.462,hooks_pct=0,at_overhead_floor=0",
                            path),
                      0);
 }
@@ -147,6 +156,26 @@ static void test_text_report(void **state)
     assert_non_null(strstr(text, "TF timing report: 4 of 4 timing points entered, 1 thread\n"));
     assert_non_null(strstr(text, "clock: injected"));
     assert_non_null(strstr(text, "self times exclude 0 ns of measured hook overhead"));
+    assert_non_null(strstr(text, "\nhooks: no overhead measured (an injected clock), so no "
+                                 "estimate of their share\n"));
+    assert_null(strstr(text, "\nrun: wall")); /* no run to measure with an injected clock */
+    /* The answer first: 1500002 of 1500026 ns in read_chunk. */
+    char *top = strstr(text, "\ntop 4 by self time: 100.0% of the measured self time "
+                             "(1.5 ms of 1.5 ms)\n  wc.read_chunk                    100.0%\n"
+                             "  wc.tokenize                        0.0%\n"
+                             "  wc.parse_file                      0.0%\n"
+                             "  wc.flush                           0.0%\nself%: ");
+    assert_non_null(top);
+    /* One unit per column, from its largest value: self and total 1.5 ms, mean 750 us,
+     * min 26 ns (parse_file's); every row in it, to the nanosecond. */
+    char *head = strstr(text, "\n  timing point                         calls  self%    self ms   "
+                              "total ms    mean us     min ns     max ms  stddev us");
+    assert_non_null(head);
+    assert_true(top < head);
+    assert_non_null(strstr(text, "\n  wc.read_chunk                            2  100.0   "
+                                 "1.500002   1.500002    750.001          2   1.500000    749.999"));
+    assert_non_null(strstr(text, "\n  wc.tokenize                              2    0.0   "
+                                 "0.000012   0.000012      0.006          5   0.000007      0.001"));
     char *io = strstr(text, "\ngroup io: self 1.5 ms\n");
     char *parse = strstr(text, "\ngroup parse: self 12 ns; contains tokenize\n");
     char *tok = strstr(text, "\ngroup tokenize: self 12 ns\n");
@@ -197,6 +226,47 @@ static void test_text_report_anomalies(void **state)
     char *text = slurp(report_to("a.txt", TF_TIMING_TEXT, TF_OK));
     assert_non_null(strstr(text, "anomalies: 1 unmatched exits, 0 abandoned entries, 0 entries lost (out of memory)"));
     assert_non_null(strstr(text, "unmatched exits 1"));
+}
+
+/* With 3 ns of hook overhead per call: parse_file's self is 26 - (5 + 3) - (7 + 3)
+ * - (4 + 3) = 1 per call, flush's 4 - (2 + 3) -> 0; tokenize's 6 per call stays above
+ * the floor. Self times: tokenize 24, read_chunk 4, parse_file 2, flush 0 of 30. */
+static void test_overhead_floor(void **state)
+{
+    assert_int_equal(tf_timing_set_overhead(tm, 3), TF_OK);
+    parse_file();
+    parse_file();
+    const char *path = report_to("floor.json", TF_TIMING_JSON, TF_OK);
+    assert_int_equal(
+        check("json %s"
+              " --expect wc.tokenize:self_ns=24,self_pct=80,hooks_ns=12,hooks_pct=50,"
+              "at_overhead_floor=false"
+              " --expect wc.read_chunk:self_ns=4,self_pct=13.333,hooks_ns=6,hooks_pct=100,"
+              "at_overhead_floor=true"
+              " --expect wc.parse_file:self_ns=2,self_pct=6.667,hooks_ns=6,hooks_pct=100,"
+              "at_overhead_floor=true"
+              " --expect wc.flush:self_ns=0,self_pct=0,hooks_ns=6,hooks_pct=100,"
+              "at_overhead_floor=true"
+              /* the hooks inside self times: 12 + 4 + 2 + 0 of 30 */
+              " --summary self_ns_total=30,calls=10,hooks_ns=30,hooks_in_self_ns=18,"
+              "hooks_pct=60,top_n=4,top_self_pct=100",
+              path),
+        0);
+    char *text = slurp(report_to("floor.txt", TF_TIMING_TEXT, TF_OK));
+    assert_non_null(strstr(text, "\nhooks: est. 30 ns in 10 timed calls at 3 ns each; 18 ns of "
+                                 "it, 60.0% of the measured self time, is inside the self times "
+                                 "below\n"));
+    assert_non_null(strstr(text, "\n  wc.tokenize                       80.0%\n"
+                                 "  wc.read_chunk                     13.3% *\n"
+                                 "  wc.parse_file                      6.7% *\n"
+                                 "  wc.flush                           0.0% *\n"));
+    assert_non_null(strstr(text, "\n*: self time per call at or below the hook overhead (3 ns)"));
+    char *tok = strstr(text, "\n  wc.tokenize                              4   80.0 ");
+    char *pf = strstr(text, "\n  wc.parse_file                            2    6.7 ");
+    assert_non_null(tok);
+    assert_non_null(pf);
+    assert_memory_equal(strchr(tok + 1, '\n') - 7, "   50.0\n", 8);
+    assert_memory_equal(strchr(pf + 1, '\n') - 9, "  100.0 *\n", 10);
 }
 
 /* ---- the event log --------------------------------------------------------------- */
@@ -308,6 +378,14 @@ static void test_real_clock_sanity(void **state)
     path = report_to("real.json", TF_TIMING_JSON, TF_OK);
     tm = keep;
     assert_int_equal(check("json %s --expect wc.parse_file:count=1", path), 0);
+    char *json = slurp(path);
+    assert_null(strstr(json, "\"wall_ns\": null"));
+    assert_null(strstr(json, "\"cpu_ns\": null"));
+    tm = real;
+    char *text = slurp(report_to("real.txt", TF_TIMING_TEXT, TF_OK));
+    tm = keep;
+    assert_non_null(strstr(text, "\nrun: wall "));
+    assert_non_null(strstr(text, ", process CPU "));
     tf_clear("app");
     tf_timing_manager_destroy(real);
 }
@@ -324,6 +402,7 @@ int main(void)
         T(test_text_report),
         T(test_group_tree_is_the_registrys),
         T(test_text_report_anomalies),
+        T(test_overhead_floor),
         T(test_chrome_trace),
         T(test_chrome_trace_nesting),
         T(test_real_clock_sanity),

@@ -45,6 +45,10 @@ int td_read(const char *path, td_output *out);
 td_output *td_text_new(FILE *out);
 td_output *td_chrome_new(FILE *out);
 td_output *td_report_new(FILE *out, const char *path);
+/* suggest.c: rules-file exclude lines for the functions a timing report in
+ * JSON flags at the overhead floor with at least min_calls calls; 0 or 1
+ * (an error said on stderr). */
+int td_suggest_rules(const char *report_json, FILE *out, uint64_t min_calls);
 td_output *td_flame_new(FILE *out);
 /* Feeds every event to each of n outputs. */
 td_output *td_tee_new(td_output **outs, int n);

@@ -6,21 +6,39 @@
  *   tf-dump --format=chrome DIR        Chrome trace JSON (ui.perfetto.dev)
  *   tf-dump --format=report DIR        the timing report (-o x.json / x.csv / text)
  *   tf-dump --flamegraph=F.svg DIR     an SVG flame graph (with or without --format)
+ *   tf-dump --suggest-rules [--min-calls=N] REPORT.json
+ *                                      rules-file exclude lines for hot, tiny functions
  *
  * Exit status 0; 1 when the trace is damaged (after printing what precedes
  * the damage) or an output cannot be written; 2 for bad usage.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "dump.h"
 
 static const char usage[] =
-    "usage: tf-dump [--format=text|chrome|report] [-o FILE] [--flamegraph=FILE.svg] TRACE_DIR\n";
+    "usage: tf-dump [--format=text|chrome|report] [-o FILE] [--flamegraph=FILE.svg] TRACE_DIR\n"
+    "       tf-dump --suggest-rules [--min-calls=N] [-o FILE] TIMING_REPORT.json\n";
 
 struct options {
     const char *format, *out, *flame, *trace;
+    int suggest;
+    uint64_t min_calls;
 };
+
+static int min_calls(const char *s, uint64_t *out)
+{
+    char *end;
+    if (*s < '0' || *s > '9')
+        return 0;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    *out = v;
+    return !*end && errno == 0;
+}
 
 static int parse(int argc, char **argv, struct options *o)
 {
@@ -34,6 +52,12 @@ static int parse(int argc, char **argv, struct options *o)
             o->out = argv[++i];
         else if (strncmp(a, "--output=", 9) == 0 && a[9])
             o->out = a + 9;
+        else if (strcmp(a, "--suggest-rules") == 0)
+            o->suggest = 1;
+        else if (strncmp(a, "--min-calls=", 12) == 0 && !min_calls(a + 12, &o->min_calls))
+            return fprintf(stderr, "tf-dump: --min-calls wants a count, not '%s'\n", a + 12), 2;
+        else if (strncmp(a, "--min-calls=", 12) == 0)
+            continue;
         else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
             return fputs(usage, stdout), 0;
         else if (a[0] == '-' && a[1])
@@ -45,6 +69,9 @@ static int parse(int argc, char **argv, struct options *o)
     }
     if (!o->trace)
         return fputs(usage, stderr), 2;
+    if (o->suggest && (o->format || o->flame))
+        return fprintf(stderr, "tf-dump: --suggest-rules reads a timing report; no --format or "
+                               "--flamegraph with it\n%s", usage), 2;
     if (o->format && strcmp(o->format, "text") != 0 && strcmp(o->format, "chrome") != 0 &&
         strcmp(o->format, "report") != 0)
         return fprintf(stderr, "tf-dump: unknown format '%s' (known: text, chrome, report)\n", o->format), 2;
@@ -61,6 +88,23 @@ static FILE *open_out(const char *path)
     return f;
 }
 
+static int suggest_rules(const struct options *o)
+{
+    struct stat st;
+    if (stat(o->trace, &st) == 0 && S_ISDIR(st.st_mode))
+        return fprintf(stderr, "tf-dump: %s is a recording, whose times include the recorder's "
+                               "cost, not the timing hooks'; run the program with "
+                               "TF_MONITORS=...=timing TF_REPORT=r.json and give r.json\n",
+                       o->trace), 1;
+    FILE *out = open_out(o->out);
+    if (!out)
+        return 1;
+    int rc = td_suggest_rules(o->trace, out, o->min_calls);
+    if (out != stdout && fclose(out) != 0)
+        rc = 1;
+    return rc;
+}
+
 static td_output *main_output(const struct options *o, FILE *out)
 {
     if (o->format && strcmp(o->format, "chrome") == 0)
@@ -72,10 +116,12 @@ static td_output *main_output(const struct options *o, FILE *out)
 
 int main(int argc, char **argv)
 {
-    struct options o = {0};
+    struct options o = {.min_calls = 1000};
     int rc = parse(argc, argv, &o);
     if (rc >= 0)
         return rc;
+    if (o.suggest)
+        return suggest_rules(&o);
     td_output *outs[2];
     int n = 0;
     FILE *out = NULL, *flame = NULL;
