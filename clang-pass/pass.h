@@ -22,15 +22,6 @@ using namespace llvm;
 
 namespace tf {
 
-// Where the hooks read through mm, from <tf/abi.def> (byte offsets).
-enum {
-  OP_ENTER = core::off_tf_monitor_ops_enter,
-  OP_INFO = core::off_tf_monitor_ops_info,
-  OP_EXIT = core::off_tf_monitor_ops_exit,
-  OP_EXCEPTION = core::off_tf_monitor_ops_exception,
-  OP_FLAGS = core::off_tf_monitor_ops_flags,
-};
-
 // What the pass knows about one instrumented function while it works.
 struct Site {
   Function *fn = nullptr;

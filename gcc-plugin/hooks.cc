@@ -8,15 +8,6 @@
 
 namespace tf {
 
-/* Where the hooks read through mm, from <tf/abi.def>. */
-enum {
-    OP_ENTER = core::off_tf_monitor_ops_enter,
-    OP_INFO = core::off_tf_monitor_ops_info,
-    OP_EXIT = core::off_tf_monitor_ops_exit,
-    OP_EXCEPTION = core::off_tf_monitor_ops_exception,
-    OP_FLAGS = core::off_tf_monitor_ops_flags,
-};
-
 static tree ops_type(int offset)
 {
     static tree types[4];

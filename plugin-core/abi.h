@@ -61,6 +61,15 @@ static const abi_record_spec abi_records[] = {
 };
 
 } // namespace core
+
+/* Where the hooks read through mm, by the names both emitters use. */
+enum op_offset {
+    OP_ENTER = core::off_tf_monitor_ops_enter,
+    OP_INFO = core::off_tf_monitor_ops_info,
+    OP_EXIT = core::off_tf_monitor_ops_exit,
+    OP_EXCEPTION = core::off_tf_monitor_ops_exception,
+    OP_FLAGS = core::off_tf_monitor_ops_flags,
+};
 } // namespace tf
 
 #endif
