@@ -118,17 +118,18 @@ for lang in $langs; do
                 esac
             done < "$exp"
             run=$(basename "$exp" .expected)
-            run "$w/gcc" "$exp" $sorted "${envs[@]}" || fail=1
-            run "$w/clang" "$exp" $sorted "${envs[@]}" || fail=1
+            bad=0
+            run "$w/gcc" "$exp" $sorted "${envs[@]}" || bad=1
+            run "$w/clang" "$exp" $sorted "${envs[@]}" || bad=1
             if ! cmp -s "$w/gcc/$run.rc" "$w/clang/$run.rc"; then
                 echo "FAIL: $run $lang $opt: exit status $(cat "$w/gcc/$run.rc") (gcc) vs $(cat "$w/clang/$run.rc") (clang)"
-                fail=1
+                bad=1
             fi
             if ! diff -u "$w/gcc/$run.got" "$w/clang/$run.got"; then
-                echo "FAIL: $run $lang $opt: traces differ (gcc vs clang)"; fail=1
-            else
-                echo "ok: $run $lang $opt ($(wc -l < "$w/clang/$run.got") lines identical)"
+                echo "FAIL: $run $lang $opt: traces differ (gcc vs clang)"; bad=1
             fi
+            [ $bad = 0 ] && echo "ok: $run $lang $opt ($(wc -l < "$w/clang/$run.got") lines identical)"
+            [ $bad = 0 ] || fail=1
         done
     done
 done
