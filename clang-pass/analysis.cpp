@@ -26,6 +26,7 @@
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Sema/Sema.h"
 #include "compat.h"
+#include "spelling.h"
 #include "llvm/ADT/APFloat.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
@@ -59,7 +60,7 @@ class Modeler {
     if (t->isVoidType()) return v;
     if (t->isReferenceType()) {  // its address; sizeof a reference is sizeof its referent
       QualType to = t->getPointeeType();
-      v.kind = K_PTR;
+      v.kind = core::TF_K_PTR;
       v.size = to->isIncompleteType() || to->isFunctionType() ? 0
                                                               : unsigned(ctx.getTypeSizeInChars(to).getQuantity());
       v.load = L_ADDR;
@@ -68,14 +69,14 @@ class Modeler {
     if (t->isIncompleteType() || t->isFunctionType()) return v;
     v.size = unsigned(ctx.getTypeSizeInChars(t).getQuantity());
     if (t->isBooleanType()) {
-      v.kind = K_BOOL, v.load = L_UINT;
+      v.kind = core::TF_K_BOOL, v.load = L_UINT;
     } else if (const auto *et = t->getAs<clang::EnumType>()) {
-      v.kind = K_ENUM;
+      v.kind = core::TF_K_ENUM;
       v.load = et->getDecl()->getIntegerType()->isSignedIntegerType() ? L_INT : L_UINT;
       v.enumIndex = enumIndex(et->getDecl(), t);
     } else if (t->isIntegerType()) {
-      v.kind = t->isSignedIntegerType() ? K_INT : K_UINT;
-      v.load = v.kind == K_INT ? L_INT : L_UINT;
+      v.kind = t->isSignedIntegerType() ? core::TF_K_INT : core::TF_K_UINT;
+      v.load = v.kind == core::TF_K_INT ? L_INT : L_UINT;
     } else if (t->isRealFloatingType()) {
       const llvm::fltSemantics &fs = ctx.getFloatTypeSemantics(t);
       v.fpBits = &fs == &llvm::APFloat::IEEEsingle()             ? 32
@@ -83,19 +84,19 @@ class Modeler {
                  : &fs == &llvm::APFloat::x87DoubleExtended()    ? 80
                  : &fs == &llvm::APFloat::IEEEquad()             ? 128
                                                                  : 0;
-      if (v.fpBits) v.kind = K_FLOAT, v.load = L_FP;
+      if (v.fpBits) v.kind = core::TF_K_FLOAT, v.load = L_FP;
     } else if (t->isPointerType()) {
       QualType pointee = t->getPointeeType().getCanonicalType().getUnqualifiedType();
       bool plainChar = pointee->isSpecificBuiltinType(BuiltinType::Char_S) ||
                        pointee->isSpecificBuiltinType(BuiltinType::Char_U);
-      v.kind = plainChar ? K_STR : K_PTR;
+      v.kind = plainChar ? core::TF_K_STR : core::TF_K_PTR;
       v.load = L_PTR;
     } else if (t->isBlockPointerType() || t->isNullPtrType() || t->isObjCObjectPointerType()) {
-      v.kind = K_PTR, v.load = L_PTR;
+      v.kind = core::TF_K_PTR, v.load = L_PTR;
     } else if (t->isMemberPointerType()) {
-      v.kind = K_PTR, v.load = L_ZERO;
+      v.kind = core::TF_K_PTR, v.load = L_ZERO;
     } else if (t->isRecordType()) {
-      v.kind = K_STRUCT, v.load = L_ADDR;
+      v.kind = core::TF_K_STRUCT, v.load = L_ADDR;
       v.type = spelling(t);
     }
     return v;
@@ -222,7 +223,7 @@ class Consumer : public ASTConsumer {
     if (auto fe = sm.getFileEntryForID(sm.getMainFileID())) s.model->file = fe->getName().str();
     if (s.model->file.empty()) s.model->file = ci.getFrontendOpts().Inputs.empty()
                                                    ? "" : ci.getFrontendOpts().Inputs[0].getFile().str();
-    s.model->base = baseName(s.model->file);
+    s.model->base = core::base_name(s.model->file);
     s.model->cplusplus = c.getLangOpts().CPlusPlus;
     modeler.reset(new Modeler(c, *s.model));
   }
@@ -241,12 +242,12 @@ class Consumer : public ASTConsumer {
     if (anyInfo)  // a whole-TU walk only when there is something to find
       InfoUseChecker(s, diags, monitored).TraverseDecl(c.getTranslationUnitDecl());
     s.checkRedeclarations(diags);
-    renameRuleClashes();
-    checkNames(diags);
-    checkRuleGroups(diags);
     TuModel &m = *s.model;
     for (const GroupSeen &g : s.groups) m.decls.push_back(g.decl);
-    m.finish();
+    rankPlaces();
+    for (const core::name_clash &x : m.finish()) reportClash(x.fn, x.other);
+    warnUnusedTracingNames(diags);
+    checkRuleGroups(diags);
     if (diags.hasErrorOccurred()) return;
     warnIfPreprocessedWithoutPlugin(c);
     if (!s.opts.manifest.empty()) writeManifest(diags);
@@ -292,7 +293,7 @@ class Consumer : public ASTConsumer {
     if (group.empty() && tp < 0 && s.rulesLoaded && fd->getIdentifier() &&
         !TF_STARTS_WITH(fd->getName(), "__tf_") && !fd->hasAttr<NoInstrumentFunctionAttr>() &&
         !fd->hasAttr<NakedAttr>()) {
-      group = s.rules.groupFor(f.file, defaultName(fd));
+      group = s.rules.group_for(f.file, defaultName(fd));
       fromRules = !group.empty();
     }
     if (group.empty() && tp < 0) return;
@@ -320,7 +321,7 @@ class Consumer : public ASTConsumer {
     f.defined = true;
     if (const auto *md = dyn_cast<CXXMethodDecl>(fd); md && md->isInstance()) {
       ValueDesc self;
-      self.name = "this", self.kind = K_PTR, self.load = L_ADDR;
+      self.name = "this", self.kind = core::TF_K_PTR, self.load = L_ADDR;
       self.size = unsigned(ctx->getTypeSizeInChars(ctx->VoidPtrTy).getQuantity());
       f.params.push_back(self);
     }
@@ -343,48 +344,31 @@ class Consumer : public ASTConsumer {
     if (s.opts.markers && !s.opts.off) plantMarker(fd, s.model->functions.size() - 1);
   }
 
-  // Functions monitored by the rules file cannot be given a TF_TRACING_NAME:
-  // when their names clash (C++ overloads) the later ones, in source order,
-  // become "name#2", "name#3", ... (as the GCC plugin names them).
-  void renameRuleClashes() {
+  // FnDesc::place: the rank of each function's location; one location, one
+  // rank (plugin-core merges what is one function seen twice).
+  void rankPlaces() {
     std::vector<FnDesc> &fs = s.model->functions;
     const SourceManager &sm = ctx->getSourceManager();
-    std::map<std::string, std::vector<size_t>> byName;
-    for (size_t i = 0; i < fs.size(); i++) byName[fs[i].tracingName].push_back(i);
-    for (auto &kv : byName) {
-      std::vector<size_t> &v = kv.second;
-      std::stable_sort(v.begin(), v.end(), [&](size_t x, size_t y) {
-        return sm.isBeforeInTranslationUnit(sm.getExpansionLoc(firstLoc[x]), sm.getExpansionLoc(firstLoc[y]));
-      });
-      int n = 1;
-      for (size_t k = 1; k < v.size(); k++)
-        if (fromRule[v[k]] && sm.getExpansionLoc(firstLoc[v[k]]) != sm.getExpansionLoc(firstLoc[v[0]]))
-          fs[v[k]].tracingName += "#" + std::to_string(++n);
+    std::vector<size_t> order(fs.size());
+    for (size_t i = 0; i < order.size(); i++) order[i] = i;
+    auto at = [&](size_t i) { return sm.getExpansionLoc(firstLoc[i]); };
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t x, size_t y) { return sm.isBeforeInTranslationUnit(at(x), at(y)); });
+    for (size_t k = 0; k < order.size(); k++) {
+      fs[order[k]].place = k && at(order[k]) == at(order[k - 1]) ? fs[order[k - 1]].place : unsigned(k);
+      fs[order[k]].fromRules = fromRule[order[k]];
     }
   }
 
   // Two functions may share a tracing name only as a TF_TP_ENTER/TF_TP_EXIT pair.
-  void checkNames(DiagnosticsEngine &diags) {
-    std::vector<FnDesc> &fs = s.model->functions;
-    std::map<std::string, std::vector<size_t>> byName;  // tracing name -> earlier functions
-    for (size_t i = 0; i < fs.size(); i++) {
-      std::vector<size_t> &same = byName[fs[i].tracingName];
-      for (size_t j : same) {
-        bool pair = fs[i].role == R_INFO && fs[j].role == R_INFO && fs[i].tp + fs[j].tp == 3 &&
-                    fs[i].tp != 0 && fs[j].tp != 0;
-        // One place, one entry (as GCC sees C++ constructor clones).
-        const SourceManager &sm = ctx->getSourceManager();
-        bool onePlace = fs[i].role == fs[j].role &&
-                        sm.getExpansionLoc(firstLoc[i]) == sm.getExpansionLoc(firstLoc[j]);
-        if (pair || onePlace) continue;
-        report(diags, firstLoc[i], "tracing name '" + fs[i].tracingName + "' of '" + declNames[i] +
-                                       "' is already used by '" + declNames[j] + "' in this translation unit");
-        report(diags, firstLoc[j], "'" + declNames[j] + "' is here; give one of them a distinct 'TF_TRACING_NAME'",
-               2);
-        break;
-      }
-      same.push_back(i);
-    }
+  void reportClash(size_t i, size_t j) {
+    DiagnosticsEngine &diags = ctx->getDiagnostics();
+    report(diags, firstLoc[i], "tracing name '" + s.model->functions[i].tracingName + "' of '" + declNames[i] +
+                                   "' is already used by '" + declNames[j] + "' in this translation unit");
+    report(diags, firstLoc[j], "'" + declNames[j] + "' is here; give one of them a distinct 'TF_TRACING_NAME'", 2);
+  }
+
+  void warnUnusedTracingNames(DiagnosticsEngine &diags) {
     std::set<const Decl *> warned;
     for (const auto &kv : s.fnAttrs) {
       const auto *fd = dyn_cast<FunctionDecl>(kv.first);
@@ -398,11 +382,12 @@ class Consumer : public ASTConsumer {
 
   // verbose=N: the name table, one note per entry at its (first) function.
   void reportNames(DiagnosticsEngine &diags, const TuModel &m) {
-    for (size_t i = 0; i < m.names.size(); i++) {
-      const NameEntry &n = m.names[i];
+    const core::name_table &t = m.table;
+    for (size_t i = 0; i < t.names.size(); i++) {
+      const core::name_entry &n = t.names[i];
       size_t f = 0;
       while (f < m.functions.size() && m.functions[f].tracingName != n.name) f++;
-      std::string group = n.group >= 0 ? m.usedGroups[size_t(n.group)] : "";
+      std::string group = n.group >= 0 ? t.used_groups[size_t(n.group)] : "";
       report(diags, f < firstLoc.size() ? firstLoc[f] : SourceLocation(),
              "id " + std::to_string(i) + " '" + n.name + "' flags " + std::to_string(n.flags) + " group '" +
                  group + "'",
@@ -426,9 +411,9 @@ class Consumer : public ASTConsumer {
   // A monitor line must name a group declared somewhere (rules file or source).
   void checkRuleGroups(DiagnosticsEngine &diags) {
     if (s.rulesFid.isInvalid()) return;
-    for (const Rules::Match &m : s.rules.monitors)
+    for (const core::rules::match &m : s.rules.monitors)
       if (!s.findGroup(m.group))
-        report(diags, ctx->getSourceManager().translateLineCol(s.rulesFid, m.line, m.groupColumn),
+        report(diags, ctx->getSourceManager().translateLineCol(s.rulesFid, m.line, m.group_column),
                "tf: rules: group '" + m.group + "' is not declared (add a 'group' line)");
   }
 

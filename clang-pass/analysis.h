@@ -13,6 +13,7 @@
 #include "clang/AST/ASTConsumer.h"
 #include "clang/Basic/SourceLocation.h"
 #include "model.h"
+#include "options.h"
 #include "rules.h"
 
 namespace clang {
@@ -38,12 +39,9 @@ struct GroupSeen {
   clang::SourceLocation loc;
 };
 
-struct Options {
-  int verbose = 0;
-  bool off = false;          // check, inject nothing
-  bool markers = true;       // plant marker calls (false in tf-scan)
-  std::string manifest;      // write the TU manifest here
-  std::string rulesFile;     // rules=FILE
+// The plugin options (plugin-core's one table), and what tf-scan turns off.
+struct Options : core::options {
+  bool markers = true;  // plant marker calls (false in tf-scan)
 };
 
 // Everything one TU's analysis shares; one per compiler instance.
@@ -51,7 +49,7 @@ struct Session {
   Options opts;
   std::map<const clang::Decl *, FnAttrs> fnAttrs;  // per declaration
   std::vector<GroupSeen> groups;                   // TF_GROUPs in source order
-  Rules rules;
+  core::rules rules;
   bool rulesLoaded = false;
   clang::FileID rulesFid;
   std::unique_ptr<TuModel> model;

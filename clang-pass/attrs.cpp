@@ -14,6 +14,7 @@
 #include "clang/Sema/ParsedAttr.h"
 #include "clang/Sema/Sema.h"
 #include "compat.h"
+#include "spelling.h"
 
 using namespace clang;
 
@@ -61,7 +62,7 @@ struct GroupAttr : public ParsedAttrInfo {
     if (!stringArg(S, A, 0, "TF_GROUP", name) || !stringArg(S, A, 1, "TF_GROUP", subs))
       return AttributeNotApplied;
     DiagnosticsEngine &diags = S.getDiagnostics();
-    if (!isIdentifier(name)) {
+    if (!core::is_identifier(name)) {
       report(diags, A.getLoc(), "group name '" + name + "' is not an identifier");
       return AttributeNotApplied;
     }
@@ -72,7 +73,7 @@ struct GroupAttr : public ParsedAttrInfo {
     for (std::string item; std::getline(ss, item, ',');) {
       item = trim(item);
       if (item.empty()) continue;
-      if (!isIdentifier(item)) {
+      if (!core::is_identifier(item)) {
         report(diags, A.getLoc(), "subgroup name '" + item + "' of group '" + name + "' is not an identifier");
         return AttributeNotApplied;
       }
@@ -129,7 +130,7 @@ struct InfoAttr : public ParsedAttrInfo {
     std::string tpText;
     if (!stringArg(S, A, 0, "TF_INFO", tpText)) return AttributeNotApplied;
     DiagnosticsEngine &diags = S.getDiagnostics();
-    int tp = tpText == "TF_TP_NONE" ? 0 : tpText == "TF_TP_ENTER" ? 1 : tpText == "TF_TP_EXIT" ? 2 : -1;
+    int tp = core::tp_value(tpText);
     if (tp < 0) {
       report(diags, D->getLocation(), "'" + tpText +
                                           "' is not a timing-point type; use TF_TP_NONE, TF_TP_ENTER or TF_TP_EXIT");
@@ -143,6 +144,9 @@ struct InfoAttr : public ParsedAttrInfo {
     }
     if (!fd->getReturnType()->isVoidType()) {
       report(diags, fd->getLocation(), "info function '" + declName(fd) + "' must return void");
+      ok = false;
+    } else if (fd->isVariadic()) {  // its two trailing parameters could not follow `...`
+      report(diags, fd->getLocation(), "info function '" + declName(fd) + "' must not be variadic");
       ok = false;
     }
     if (!ok) return AttributeNotApplied;

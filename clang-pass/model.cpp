@@ -1,11 +1,11 @@
-// model.cpp: the derived parts of a TuModel (sorted name table, groups used)
-// and its manifest JSON.
+// model.cpp: the derived parts of a TuModel (the name table and manifest,
+// both made by plugin-core) and the model's trip through the IR.
 #include "model.h"
 
 #include <algorithm>
 #include <cstring>
 
-#include <cstdio>
+#include "manifest.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -16,122 +16,40 @@ static int verbosity;
 int verboseLevel() { return verbosity; }
 void setVerboseLevel(int level) { verbosity = level; }
 
-std::string baseName(const std::string &path) {
-  size_t slash = path.find_last_of('/');
-  std::string b = slash == std::string::npos ? path : path.substr(slash + 1);
-  size_t dot = b.find_last_of('.');
-  if (dot != std::string::npos && dot != 0) b.resize(dot);
-  return b;
-}
-
-bool isIdentifier(const std::string &s) {
-  if (s.empty() || (s[0] >= '0' && s[0] <= '9')) return false;
-  for (char c : s)
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
-      return false;
-  return true;
-}
-
-static bool byStrcmp(const std::string &a, const std::string &b) {
-  return std::strcmp(a.c_str(), b.c_str()) < 0;
-}
-
-// tf_name.flags of one function (types.h TF_NAME_*).
-static unsigned nameFlags(const FnDesc &f) {
-  if (f.role == R_MONITOR) return 1u;
-  return f.tp == 1 ? 2u | 4u : f.tp == 2 ? 2u | 8u : 2u;
-}
-
-void TuModel::finish() {
-  usedGroups.clear();
-  for (const FnDesc &f : functions)
-    if (f.role == R_MONITOR && f.defined &&
-        std::find(usedGroups.begin(), usedGroups.end(), f.group) == usedGroups.end())
-      usedGroups.push_back(f.group);
-  std::sort(usedGroups.begin(), usedGroups.end(), byStrcmp);
-
-  names.clear();
-  for (const FnDesc &f : functions) {
+std::vector<core::name_clash> TuModel::finish() {
+  std::vector<core::fn_candidate> cands;
+  std::vector<size_t> from;  // candidate -> index in functions
+  for (size_t i = 0; i < functions.size(); i++) {
+    const FnDesc &f = functions[i];
     if (!f.defined) continue;
-    auto same = std::find_if(names.begin(), names.end(),
-                             [&](const NameEntry &n) { return n.name == f.tracingName; });
-    if (same != names.end()) {  // the ENTER/EXIT info pair: one entry, both bits
-      same->flags |= nameFlags(f);
-      continue;
-    }
-    NameEntry n;
-    n.name = f.tracingName;
-    n.flags = nameFlags(f);
-    if (f.role == R_MONITOR)
-      n.group = int(std::lower_bound(usedGroups.begin(), usedGroups.end(), f.group, byStrcmp) -
-                    usedGroups.begin());
-    n.file = f.file;
-    n.line = f.line;
-    n.function = f.function;
-    names.push_back(n);
+    core::fn_candidate c;
+    c.name = f.tracingName;
+    c.monitor = f.role == R_MONITOR;
+    c.tp = f.tp;
+    c.group = f.group;
+    c.from_rules = f.fromRules;
+    c.file = f.file;
+    c.line = f.line;
+    c.function = f.function;
+    c.place = f.place;
+    cands.push_back(c);
+    from.push_back(i);
   }
-  std::sort(names.begin(), names.end(),
-            [](const NameEntry &a, const NameEntry &b) { return byStrcmp(a.name, b.name); });
+  table = core::build_names(cands);
+  for (size_t k = 0; k < cands.size(); k++) functions[from[k]].tracingName = cands[k].name;
+  std::vector<core::name_clash> clashes;
+  for (const core::name_clash &x : table.clashes) clashes.push_back({from[x.fn], from[x.other]});
   std::sort(decls.begin(), decls.end(),
-            [](const GroupDecl &a, const GroupDecl &b) { return byStrcmp(a.name, b.name); });
+            [](const GroupDecl &a, const GroupDecl &b) { return std::strcmp(a.name.c_str(), b.name.c_str()) < 0; });
+  return clashes;
 }
 
-int TuModel::idOf(const std::string &tracingName) const {
-  for (size_t i = 0; i < names.size(); i++)
-    if (names[i].name == tracingName) return int(i);
-  return -1;
-}
-
-// A JSON string as the GCC plugin writes it (manifest.cc), byte for byte.
-static std::string jstr(const std::string &s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += char(c);
-    } else if (c < 0x20) {
-      char buf[8];
-      snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += char(c);
-    }
-  }
-  return out + "\"";
-}
-
-// The same layout as gcc-plugin/manifest.cc, so the two compare equal.
+// The same bytes as gcc-plugin's manifest but for "compiler" (plugin-core).
 std::string TuModel::manifestJson() const {
-  std::string o = "{\n  \"abi\": 1,\n  \"compiler\": \"clang\",\n  \"file\": " + jstr(file) +
-                  ",\n  \"tu\": " + jstr(base) + ",\n  \"groups\": [";
-  const char *sep = "";
-  for (const GroupDecl &g : decls) {
-    o += std::string(sep) + "\n    {\"name\": " + jstr(g.name) + ", \"subgroups\": [";
-    for (size_t i = 0; i < g.subgroups.size(); i++) o += (i ? ", " : "") + jstr(g.subgroups[i]);
-    bool used = std::find(usedGroups.begin(), usedGroups.end(), g.name) != usedGroups.end();
-    o += std::string("], \"used\": ") + (used ? "true" : "false") + ", \"file\": " + jstr(g.file) +
-         ", \"line\": " + std::to_string(g.line) + "}";
-    sep = ",";
-  }
-  o += "\n  ],\n  \"names\": [";
-  for (size_t i = 0; i < names.size(); i++) {
-    const NameEntry &n = names[i];
-    o += std::string(i ? "," : "") + "\n    {\"id\": " + std::to_string(i) + ", \"name\": " + jstr(n.name) +
-         ", \"kind\": \"" + ((n.flags & 1u) ? "monitor" : "info") + "\", \"flags\": " +
-         std::to_string(n.flags) + ", \"group\": " + (n.group >= 0 ? jstr(usedGroups[size_t(n.group)]) : "null") +
-         ", \"tp\": [";
-    std::vector<std::string> tps;
-    if ((n.flags & 2u) && !(n.flags & 12u)) tps.push_back("\"none\"");
-    if (n.flags & 4u) tps.push_back("\"enter\"");
-    if (n.flags & 8u) tps.push_back("\"exit\"");
-    for (size_t t = 0; t < tps.size(); t++) o += (t ? ", " : "") + tps[t];
-    o += "], \"function\": " + jstr(n.function) + ", \"file\": " + jstr(n.file) +
-         ", \"line\": " + std::to_string(n.line) + "}";
-  }
-  o += "\n  ]\n}\n";
-  return o;
+  core::manifest_tu m{"clang", file, base, {}};
+  for (const GroupDecl &g : decls) m.groups.push_back({g.name, g.subgroups, g.file, g.line});
+  return core::manifest_json(m, table);
 }
-
 
 // ---- the model as the front end hands it to the pass, inside the IR -------
 
@@ -151,7 +69,8 @@ std::string TuModel::serialize() const {
                                      {"tp", int64_t(f.tp)}, {"file", f.file},
                                      {"line", int64_t(f.line)}, {"defined", f.defined},
                                      {"params", std::move(ps)}, {"result", toJson(f.result)},
-                                     {"void", f.isVoid}});
+                                     {"void", f.isVoid}, {"rules", f.fromRules},
+                                     {"place", int64_t(f.place)}});
   }
   for (const GroupDecl &d : decls) {
     llvm::json::Array subs;
@@ -226,6 +145,8 @@ bool TuModel::deserialize(llvm::StringRef text, TuModel &m) {
       d.line = unsigned(num(f, "line"));
       d.defined = flag(f, "defined", false);
       d.isVoid = flag(f, "void", true);
+      d.fromRules = flag(f, "rules", false);
+      d.place = unsigned(num(f, "place"));
       d.result = valueFrom(f ? f->getObject("result") : nullptr);
       if (const llvm::json::Array *ps = f ? f->getArray("params") : nullptr)
         for (const llvm::json::Value &p : *ps) d.params.push_back(valueFrom(p.getAsObject()));

@@ -15,6 +15,9 @@
 #include <string>
 #include <vector>
 
+#include "abi.h"
+#include "names.h"
+
 namespace llvm {
 class StringRef;
 }
@@ -25,8 +28,8 @@ namespace tf {
 // weak constant string (JSON) that the pass reads and deletes.
 constexpr const char *kModelSymbol = "__tf_model";
 
-// Mirrors tf_kind in attrs/include/tf/types.h.
-enum Kind { K_NONE = 0, K_INT, K_UINT, K_BOOL, K_FLOAT, K_PTR, K_STR, K_ENUM, K_STRUCT };
+// tf_kind (core::TF_K_*), from <tf/abi.def>.
+typedef core::kind Kind;
 
 // How the pass turns the marker operand (the address of a parameter) into v.
 enum Load {
@@ -46,7 +49,7 @@ struct EnumType {
 
 struct ValueDesc {
   std::string name;   // parameter name; empty for a result
-  Kind kind = K_NONE;
+  Kind kind = core::TF_K_NONE;
   unsigned size = 0;  // sizeof the declared type
   Load load = L_NONE;
   unsigned fpBits = 0;  // 32, 64, 80 (x87), 128 (binary128)
@@ -66,8 +69,10 @@ struct FnDesc {
   unsigned line = 0;
   bool defined = false;  // has a body in this TU
   std::vector<ValueDesc> params;  // `this` first when there is one
-  ValueDesc result;               // kind K_NONE and load L_NONE for void
+  ValueDesc result;               // kind TF_K_NONE and load L_NONE for void
   bool isVoid = true;
+  bool fromRules = false;  // monitored through the rules file
+  unsigned place = 0;      // rank of its location in the TU (core::fn_candidate)
 };
 
 struct GroupDecl {
@@ -75,16 +80,6 @@ struct GroupDecl {
   std::vector<std::string> subgroups;
   std::string file;
   unsigned line = 0;
-};
-
-// One row of the sorted name table (tf_name).
-struct NameEntry {
-  std::string name;
-  unsigned flags = 0;  // TF_NAME_*
-  int group = -1;      // index into usedGroups
-  std::string file;
-  unsigned line = 0;
-  std::string function;  // the (first) function behind it
 };
 
 struct TuModel {
@@ -95,11 +90,11 @@ struct TuModel {
   std::vector<GroupDecl> decls;     // sorted by name
   std::vector<EnumType> enums;
   // Derived by finish(): sorted names and the groups used by monitored functions.
-  std::vector<NameEntry> names;
-  std::vector<std::string> usedGroups;
+  core::name_table table;
 
-  void finish();
-  int idOf(const std::string &tracingName) const;
+  // Builds the table (plugin-core), renaming rules-file overloads in
+  // `functions` (name#2); returns the clashes, as indices into functions.
+  std::vector<core::name_clash> finish();
   bool empty() const { return functions.empty(); }
   // The manifest (DESIGN section 5): one TU as a JSON object.
   std::string manifestJson() const;
@@ -111,9 +106,6 @@ struct TuModel {
 // -fplugin-arg-tf-verbose=N, for the pass.
 int verboseLevel();
 void setVerboseLevel(int level);
-
-std::string baseName(const std::string &path);
-bool isIdentifier(const std::string &s);
 
 }  // namespace tf
 

@@ -27,16 +27,22 @@
 #include "llvm/Transforms/Utils/Local.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 #include "model.h"
+#include "policy.h"
+#include "spelling.h"
 
 using namespace llvm;
 
 namespace tf {
 namespace {
 
-enum { OP_ENTER = 0, OP_INFO = 1, OP_EXIT = 2, OP_EXCEPTION = 3 };
-enum { OPS_FLAGS_OFFSET = 48, OPS_NO_VALUES = 1 };  // tf_monitor_ops.flags, TF_OPS_NO_VALUES
-enum { TU_ABI = 2 };                                // TF_TU_ABI
-enum { EXC_THROW = 1, EXC_UNWIND = 2, EXC_NORETURN = 3 };
+// Where the hooks read through mm, from <tf/abi.def> (byte offsets).
+enum {
+  OP_ENTER = core::off_tf_monitor_ops_enter,
+  OP_INFO = core::off_tf_monitor_ops_info,
+  OP_EXIT = core::off_tf_monitor_ops_exit,
+  OP_EXCEPTION = core::off_tf_monitor_ops_exception,
+  OP_FLAGS = core::off_tf_monitor_ops_flags,
+};
 
 // What the pass knows about one instrumented function while it works.
 struct Site {
@@ -55,9 +61,9 @@ class Instrumenter {
     i8p = TF_PTR_TY(ctx);
     i32 = Type::getInt32Ty(ctx);
     i64 = Type::getInt64Ty(ctx);
-    valueTy = StructType::get(ctx, {i8p, i32, i32, i64, i8p});  // tf_value
-    argsTy = StructType::get(ctx, {i32, i32, i8p});             // tf_args
-    excTy = StructType::get(ctx, {i32, i32, i8p, i8p});         // tf_exception
+    valueTy = record("tf_value");
+    argsTy = record("tf_args");
+    excTy = record("tf_exception");
   }
 
   void run(llvm::Function *markerFn) {
@@ -214,7 +220,7 @@ class Instrumenter {
       s.fn = f;
       s.marker = cb;
       s.model = &tu.functions[size_t(key)];
-      s.id = tu.idOf(s.model->tracingName);
+      s.id = tu.table.id_of(s.model->tracingName);
       sites.push_back(s);
     }
   }
@@ -227,6 +233,39 @@ class Instrumenter {
     int key = -1;
     if (data->getAsCString().getAsInteger(10, key)) return -1;
     return key;
+  }
+
+  // ---- the records of <tf/abi.def> -----------------------------------------
+  Type *shapeType(core::abi_shape shape) {
+    switch (shape) {
+      case core::ABI_U32:
+      case core::ABI_I32: return i32;
+      case core::ABI_I64:
+      case core::ABI_U64:
+      case core::ABI_PAYLOAD: return i64;  // the union, built as its 64-bit payload
+      case core::ABI_F64: return Type::getDoubleTy(ctx);
+      case core::ABI_STR:
+      case core::ABI_PTR: return i8p;
+    }
+    return nullptr;
+  }
+
+  // A literal struct with the record's fields; its size and offsets are
+  // checked against the table (a mismatch would be silent bad data).
+  StructType *record(const char *name) {
+    std::vector<Type *> fields;
+    std::vector<unsigned> offsets;
+    for (const core::abi_field_spec &f : core::abi_fields)
+      if (!std::strcmp(f.record, name)) fields.push_back(shapeType(f.shape)), offsets.push_back(f.offset);
+    StructType *t = StructType::get(ctx, fields);
+    const StructLayout *layout = m.getDataLayout().getStructLayout(t);
+    for (const core::abi_record_spec &r : core::abi_records)
+      if (!std::strcmp(r.name, name) && layout->getSizeInBytes() != r.size)
+        report_fatal_error(Twine("tf: abi.def: size of ") + name + " does not match LLVM's layout");
+    for (size_t i = 0; i < offsets.size(); i++)
+      if (layout->getElementOffset(unsigned(i)) != offsets[i])
+        report_fatal_error(Twine("tf: abi.def: an offset in ") + name + " does not match LLVM's layout");
+    return t;
   }
 
   // ---- constants -------------------------------------------------------------
@@ -260,12 +299,12 @@ class Instrumenter {
     auto it = enums.find(index);
     if (it != enums.end()) return it->second;
     const EnumType &e = tu.enums[size_t(index)];
-    StructType *itemTy = StructType::get(ctx, {i64, i8p});
+    StructType *itemTy = record("tf_enumerator");
     std::vector<Constant *> items;
     for (const auto &item : e.items)
       items.push_back(ConstantStruct::get(itemTy, {ConstantInt::get(i64, uint64_t(item.first)), str(item.second)}));
     Constant *arr = array("__tf_enum_items", itemTy, items);
-    StructType *ty = StructType::get(ctx, {i8p, i32, i32, i8p});
+    StructType *ty = record("tf_enum_type");
     auto *gv = new GlobalVariable(m, ty, true, GlobalValue::InternalLinkage,
                                   ConstantStruct::get(ty, {str(e.name), u32(e.items.size()), u32(0), arr}),
                                   "__tf_enum");
@@ -275,21 +314,22 @@ class Instrumenter {
 
   // ---- the TU descriptor (code-shape section 2) ------------------------------
   void emitDescriptor() {
-    StructType *groupTy = StructType::get(ctx, {i8p, i8p});
+    const core::name_table &t = tu.table;
+    StructType *groupTy = record("tf_tu_group");
     std::vector<Constant *> groups;
-    for (const std::string &g : tu.usedGroups) {
+    for (const std::string &g : t.used_groups) {
       auto *h = new GlobalVariable(m, i8p, false, GlobalValue::InternalLinkage,
                                    nullp(), "__tf_holder_" + g);
       h->setAlignment(Align(8));
       holders[g] = h;
       groups.push_back(ConstantStruct::get(groupTy, {str(g), ptr(h)}));
     }
-    StructType *nameTy = StructType::get(ctx, {i8p, i32, i32, i8p, i32, i32});
+    StructType *nameTy = record("tf_name");
     std::vector<Constant *> names;
-    for (const NameEntry &n : tu.names)
+    for (const core::name_entry &n : t.names)
       names.push_back(ConstantStruct::get(nameTy, {str(n.name), u32(n.flags), u32(uint32_t(n.group)),
                                                    str(n.file), u32(n.line), u32(0)}));
-    StructType *declTy = StructType::get(ctx, {i8p, i8p, i32, i32});
+    StructType *declTy = record("tf_group_decl");
     std::vector<Constant *> decls;
     for (const GroupDecl &d : tu.decls) {
       std::vector<Constant *> subs;
@@ -297,9 +337,9 @@ class Instrumenter {
       decls.push_back(ConstantStruct::get(
           declTy, {str(d.name), array("__tf_sub_" + d.name, i8p, subs), u32(subs.size()), u32(0)}));
     }
-    StructType *tuTy = StructType::get(ctx, {i32, i32, i8p, i8p, i32, i32, i32, i32, i8p, i8p, i8p});
+    StructType *tuTy = record("tf_tu");
     Constant *init = ConstantStruct::get(
-        tuTy, {u32(TU_ABI), u32(64), str(tu.file), str(tu.base), u32(names.size()), u32(groups.size()),
+        tuTy, {u32(TF_TU_ABI), u32(core::size_tf_tu), str(tu.file), str(tu.base), u32(names.size()), u32(groups.size()),
                u32(decls.size()), u32(0), array("__tf_names", nameTy, names),
                array("__tf_groups", groupTy, groups), array("__tf_decls", declTy, decls)});
     auto *tuVar = new GlobalVariable(m, tuTy, false, GlobalValue::InternalLinkage, init, "__tf_tu");
@@ -332,14 +372,17 @@ class Instrumenter {
   }
 
   Value *loadOps(IRBuilder<> &b, Value *mm) {
-    return b.CreateAlignedLoad(i8p, b.CreatePointerCast(mm, TF_PTR_TO(i8p)), Align(8), "tf.ops");
+    Value *at = b.CreateConstInBoundsGEP1_32(b.getInt8Ty(), b.CreatePointerCast(mm, TF_PTR_TO(b.getInt8Ty())),
+                                             core::off_tf_monitor_ops);
+    return b.CreateAlignedLoad(i8p, b.CreatePointerCast(at, TF_PTR_TO(i8p)), Align(8), "tf.ops");
   }
 
   // mm->ops->op(mm, rest...); `ops` if the caller loaded mm->ops already.
   CallInst *callOp(IRBuilder<> &b, Value *mm, int op, ArrayRef<Value *> rest, Value *ops = nullptr) {
     if (!ops) ops = loadOps(b, mm);
-    Value *slot = b.CreateConstInBoundsGEP1_32(i8p, b.CreatePointerCast(ops, TF_PTR_TO(i8p)), unsigned(op));
-    Value *fn = b.CreateAlignedLoad(i8p, slot, Align(8), "tf.hook");
+    Value *slot = b.CreateConstInBoundsGEP1_32(b.getInt8Ty(), b.CreatePointerCast(ops, TF_PTR_TO(b.getInt8Ty())),
+                                               unsigned(op));
+    Value *fn = b.CreateAlignedLoad(i8p, b.CreatePointerCast(slot, TF_PTR_TO(i8p)), Align(8), "tf.hook");
     std::vector<Type *> params{i8p};
     std::vector<Value *> args{mm};
     for (Value *v : rest) params.push_back(v->getType()), args.push_back(v);
@@ -355,9 +398,9 @@ class Instrumenter {
   template <typename F>
   void callWithValues(IRBuilder<> &b, Value *mm, int op, std::vector<Value *> rest, size_t at, F build) {
     Value *ops = loadOps(b, mm);  // once, for the flags and the call (also at -O0)
-    Value *flagsAddr = b.CreateConstInBoundsGEP1_32(b.getInt8Ty(), ops, OPS_FLAGS_OFFSET);
+    Value *flagsAddr = b.CreateConstInBoundsGEP1_32(b.getInt8Ty(), ops, OP_FLAGS);
     Value *flags = b.CreateAlignedLoad(i32, b.CreatePointerCast(flagsAddr, TF_PTR_TO(i32)), Align(4), "tf.flags");
-    Value *wanted = b.CreateICmpEQ(b.CreateAnd(flags, u32(OPS_NO_VALUES)), u32(0));
+    Value *wanted = b.CreateICmpEQ(b.CreateAnd(flags, u32(TF_OPS_NO_VALUES)), u32(0));
     Instruction *at_ = &*b.GetInsertPoint();
     BasicBlock *head = at_->getParent();
     Instruction *fillT = SplitBlockAndInsertIfThen(wanted, at_, false);
@@ -419,8 +462,8 @@ class Instrumenter {
   }
 
   Constant *typeOf(const ValueDesc &v) {
-    if (v.kind == K_ENUM) return enumType(v.enumIndex);
-    if (v.kind == K_STRUCT) return str(v.type);
+    if (v.kind == core::TF_K_ENUM) return enumType(v.enumIndex);
+    if (v.kind == core::TF_K_STRUCT) return str(v.type);
     return nullp();
   }
 
@@ -464,11 +507,12 @@ class Instrumenter {
         auto *cb = dyn_cast<CallBase>(&i);
         if (!cb || cb == s.marker) continue;
         llvm::Function *callee = cb->getCalledFunction();
-        StringRef name = callee ? callee->getName() : "";
-        if (name == "__cxa_throw" || name == "__cxa_rethrow")
+        std::string name = callee ? callee->getName().str() : "";
+        core::call_hook hook = cb->isInlineAsm() ? core::call_hook::none
+                                                 : core::hook_for_call(name, cb->doesNotReturn());
+        if (hook == core::call_hook::throw_typed || hook == core::call_hook::rethrow)
           throws.push_back(cb);
-        else if (!(callee && callee->isIntrinsic()) && cb->doesNotReturn() && !cb->isInlineAsm() &&
-                 !TF_STARTS_WITH(name, "__cxa_") && name != "__clang_call_terminate")
+        else if (hook == core::call_hook::noreturn)
           noreturns.push_back(cb);
         auto *ci = dyn_cast<CallInst>(cb);
         if (ci && !ci->doesNotThrow() && !ci->isInlineAsm() && !ci->isMustTailCall() &&
@@ -504,11 +548,11 @@ class Instrumenter {
     for (CallBase *t : throws)
       ifMonitor(mm, t, [&](IRBuilder<> &b) {
         Value *ti = t->arg_size() >= 2 ? t->getArgOperand(1) : static_cast<Value *>(nullp());
-        callOp(b, mm, OP_EXCEPTION, {id, excArg(b, EXC_THROW, nullp(), ti)});
+        callOp(b, mm, OP_EXCEPTION, {id, excArg(b, core::TF_EXC_THROW, nullp(), ti)});
       });
     for (CallBase *n : noreturns)
       ifMonitor(mm, n, [&](IRBuilder<> &b) {
-        callOp(b, mm, OP_EXCEPTION, {id, excArg(b, EXC_NORETURN, str(calleeName(n)), nullp())});
+        callOp(b, mm, OP_EXCEPTION, {id, excArg(b, core::TF_EXC_NORETURN, str(calleeName(n)), nullp())});
       });
 
     AllocaInst *result = nullptr;
@@ -536,27 +580,28 @@ class Instrumenter {
     for (ResumeInst *r : resumes)
       ifMonitor(mm, r, [&](IRBuilder<> &b) {
         Value *obj = b.CreateExtractValue(r->getValue(), {0});
-        callOp(b, mm, OP_EXCEPTION, {id, excArg(b, EXC_UNWIND, nullp(), obj)});
+        callOp(b, mm, OP_EXCEPTION, {id, excArg(b, core::TF_EXC_UNWIND, nullp(), obj)});
         callOp(b, mm, OP_EXIT, {id, nullp()});
       });
     if (verbose > 1) errs() << "tf: instrumented '" << s.model->function << "' as monitor id " << s.id << "\n";
   }
 
-  // As the GCC plugin names it: the C identifier, the qualified C++ name.
+  // As the GCC plugin names it: the C identifier, the qualified C++ name,
+  // the builtin an intrinsic stands for (plugin-core/policy.h).
   std::string calleeName(CallBase *cb) {
     if (!cb->getCalledFunction()) return "(indirect call)";
     std::string n = cb->getCalledFunction()->getName().str();
+    std::string builtin = core::builtin_spelling(n);
+    if (!builtin.empty()) return builtin;
     if (!TF_STARTS_WITH(StringRef(n), "_Z")) return n;
-    std::string d = llvm::demangle(n);
-    size_t paren = d.find('(');
-    return paren == std::string::npos ? d : d.substr(0, paren);
+    return core::without_parameters(llvm::demangle(n));
   }
 
   // The payload of the result at `ret` (code-shape section 3).
   Value *resultPayload(IRBuilder<> &b, const Site &s, ReturnInst *ret) {
     const ValueDesc &v = s.model->result;
     Value *rv = ret->getReturnValue();
-    if (v.kind == K_STRUCT) {
+    if (v.kind == core::TF_K_STRUCT) {
       for (Argument &a : s.fn->args())
         if (a.hasStructRetAttr()) return b.CreatePtrToInt(&a, i64);
       if (!rv) return ConstantInt::get(i64, 0);
@@ -679,7 +724,7 @@ struct TfPass : PassInfoMixin<TfPass> {
     GlobalVariable *carrier = m.getGlobalVariable(kModelSymbol);
     if (!marker && !carrier) return PreservedAnalyses::all();
     TuModel tu;
-    if (carrier && readModel(carrier, tu) && !tu.names.empty()) {
+    if (carrier && readModel(carrier, tu) && !tu.table.names.empty()) {
       Instrumenter(m, tu, verboseLevel()).run(marker);
       m.getOrInsertNamedMetadata("tf.enhanced");
     }

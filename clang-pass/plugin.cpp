@@ -1,10 +1,9 @@
 // plugin.cpp: tf-clang.so's front-end entry: the plugin action "tf".
 //
 //   clang -fplugin=tf-clang.so [-fplugin-arg-tf-KEY=VALUE ...]
-//     verbose=N      report what is instrumented on stderr
-//     manifest=FILE  write the TU's annotation manifest (JSON)
-//     rules=FILE     instrument functions by pattern (DESIGN section 5)
-//     off            check the attributes, inject nothing
+//
+// The options (verbose=N, manifest=FILE, rules=FILE, off) are plugin-core's
+// one table (plugin-core/options.cc), shared with tf.so.
 //
 // Runs before the main (code generation) action, so that it can predefine
 // __TF_PLUGIN__ (tf.h then turns the macros into attributes), see every
@@ -60,19 +59,8 @@ class Action : public PluginASTAction {
     for (const std::string &arg : args) {
       size_t eq = arg.find('=');
       std::string key = arg.substr(0, eq), value = eq == std::string::npos ? "" : arg.substr(eq + 1);
-      if (key == "verbose")
-        o.verbose = value.empty() ? 1 : std::atoi(value.c_str());
-      else if (key == "off")
-        o.off = true;
-      else if (key == "manifest" && !value.empty())
-        o.manifest = value;
-      else if (key == "rules" && !value.empty())
-        o.rulesFile = value;
-      else
-        d.Report(d.getCustomDiagID(DiagnosticsEngine::Error,
-                                   "unknown TF plugin option '%0' (expected verbose=N, manifest=FILE, "
-                                   "rules=FILE or off)"))
-            << arg;
+      std::string err = core::option_set(o, key, eq == std::string::npos ? nullptr : value.c_str());
+      if (!err.empty()) d.Report(d.getCustomDiagID(DiagnosticsEngine::Error, "tf: %0")) << err;
     }
     setVerboseLevel(o.verbose);
     return true;
@@ -84,7 +72,7 @@ class Action : public PluginASTAction {
     Session &s = Session::get();
     Preprocessor &pp = ci.getPreprocessor();
     pp.setPredefines(pp.getPredefines() + "#define __TF_PLUGIN__ 1\n");
-    if (!s.opts.rulesFile.empty()) loadRules(ci, s);
+    if (!s.opts.rules.empty()) loadRules(ci, s);
     if (!s.opts.off) {
       std::string self = selfPath();
       auto &plugins = ci.getCodeGenOpts().PassPlugins;

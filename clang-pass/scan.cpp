@@ -23,6 +23,8 @@
 #include <set>
 
 #include "analysis.h"
+#include "groups.h"
+#include "json.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendAction.h"
 #include "clang/Tooling/CompilationDatabase.h"
@@ -61,8 +63,8 @@ class ScanAction : public ASTFrontendAction {
     tf::Session::reset();
     tf::Session &s = tf::Session::get();
     s.opts.markers = false;
-    s.opts.rulesFile = tuRules.empty() ? rulesFile : tuRules;
-    if (!s.opts.rulesFile.empty()) tf::loadRules(ci, s);
+    s.opts.rules = tuRules.empty() ? rulesFile : tuRules;
+    if (!s.opts.rules.empty()) tf::loadRules(ci, s);
     return tf::makeConsumer(ci);
   }
   void EndSourceFileAction() override {
@@ -125,43 +127,19 @@ void checkSubgroupLists(const std::map<std::string, std::vector<GroupSite>> &gro
   }
 }
 
-// Depth-first search over the union of every TU's subgroup edges.
-bool findCycle(const std::map<std::string, std::set<std::string>> &edges, const std::string &g,
-               std::vector<std::string> &path, std::set<std::string> &done) {
-  if (std::find(path.begin(), path.end(), g) != path.end()) {
-    path.push_back(g);
-    return true;
-  }
-  if (done.count(g)) return false;
-  path.push_back(g);
-  auto it = edges.find(g);
-  if (it != edges.end())
-    for (const std::string &sub : it->second)
-      if (findCycle(edges, sub, path, done)) return true;
-  path.pop_back();
-  done.insert(g);
-  return false;
-}
-
 void checkCycles(const std::map<std::string, std::vector<GroupSite>> &groups) {
   std::map<std::string, std::set<std::string>> edges;
   for (const auto &g : groups)
     for (const GroupSite &site : g.second) edges[g.first].insert(site.subgroups.begin(), site.subgroups.end());
-  std::set<std::string> done;
-  for (const auto &g : groups) {
-    std::vector<std::string> path;
-    if (!findCycle(edges, g.first, path, done)) continue;
-    std::string start = path.back(), text;
-    size_t from = size_t(std::find(path.begin(), path.end(), start) - path.begin());
-    for (size_t i = from; i < path.size(); i++) text += (i > from ? " -> " : "") + path[i];
-    error(groups.at(start).front().at, "subgroup cycle across declarations: " + text);
-    for (size_t i = from; i + 1 < path.size(); i++)
-      for (const GroupSite &site : groups.at(path[i]))
-        if (std::find(site.subgroups.begin(), site.subgroups.end(), path[i + 1]) != site.subgroups.end())
-          note(site.at, "'" + path[i] + "' contains '" + path[i + 1] + "' here");
-    for (size_t i = from; i < path.size(); i++) done.insert(path[i]);
-    return;  // one cycle is enough to fail; the notes show where to cut it
-  }
+  std::vector<std::string> path = tf::core::find_cycle(edges);
+  if (path.empty()) return;
+  std::string text;
+  for (size_t i = 0; i < path.size(); i++) text += (i ? " -> " : "") + path[i];
+  error(groups.at(path[0]).front().at, "subgroup cycle across declarations: " + text);
+  for (size_t i = 0; i + 1 < path.size(); i++)
+    for (const GroupSite &site : groups.at(path[i]))
+      if (std::find(site.subgroups.begin(), site.subgroups.end(), path[i + 1]) != site.subgroups.end())
+        note(site.at, "'" + path[i] + "' contains '" + path[i + 1] + "' here");
 }
 
 const char *tpText(int tp) { return tp == 1 ? "TF_TP_ENTER" : tp == 2 ? "TF_TP_EXIT" : "TF_TP_NONE"; }
@@ -202,19 +180,6 @@ void checkInfoUse() {
 
 // ---- the project manifest ---------------------------------------------------
 
-std::string jstr(const std::string &s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') out += '\\', out += char(c);
-    else if (c < 0x20) {
-      char buf[8];
-      snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else out += char(c);
-  }
-  return out + "\"";
-}
-
 std::string indent(const std::string &text, const std::string &pad) {
   std::string out;
   for (size_t i = 0; i < text.size(); i++) {
@@ -225,18 +190,18 @@ std::string indent(const std::string &text, const std::string &pad) {
 }
 
 std::string projectManifest(const std::map<std::string, std::vector<GroupSite>> &groups) {
-  std::string o = "{\n  \"abi\": 1,\n  \"tool\": \"tf-scan\",\n  \"groups\": [";
+  std::string o = "{\n  \"abi\": " + std::to_string(TF_TU_ABI) + ",\n  \"tool\": \"tf-scan\",\n  \"groups\": [";
   const char *sep = "";
   for (const auto &g : groups) {
     std::set<std::string> subs;
     for (const GroupSite &s : g.second) subs.insert(s.subgroups.begin(), s.subgroups.end());
-    o += std::string(sep) + "\n    {\"name\": " + jstr(g.first) + ", \"subgroups\": [";
+    o += std::string(sep) + "\n    {\"name\": " + tf::core::json_string(g.first) + ", \"subgroups\": [";
     std::string list;
-    for (const std::string &s : subs) list += (list.empty() ? "" : ", ") + jstr(s);
+    for (const std::string &s : subs) list += (list.empty() ? "" : ", ") + tf::core::json_string(s);
     o += list + "], \"declared\": [";
     std::string at;
     for (const GroupSite &s : g.second)
-      at += (at.empty() ? "" : ", ") + std::string("{\"file\": ") + jstr(s.at.file) +
+      at += (at.empty() ? "" : ", ") + std::string("{\"file\": ") + tf::core::json_string(s.at.file) +
             ", \"line\": " + std::to_string(s.at.line) + "}";
     o += at + "]}";
     sep = ",";

@@ -9,6 +9,7 @@
 #include "clang/Basic/SourceManager.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "compat.h"
+#include "groups.h"
 
 using namespace clang;
 
@@ -94,18 +95,6 @@ void report(DiagnosticsEngine &d, SourceLocation loc, const std::string &msg, in
   d.Report(loc, d.getCustomDiagID(l, "%0")) << (TF_STARTS_WITH(llvm::StringRef(msg), "tf: ") ? msg : "tf: " + msg);
 }
 
-// Is `to` reachable from `from` through the declared subgroups?
-static bool reaches(const Session &s, const std::string &from, const std::string &to,
-                    std::set<std::string> &seen) {
-  if (from == to) return true;
-  if (!seen.insert(from).second) return false;
-  const GroupSeen *g = s.findGroup(from);
-  if (!g) return false;
-  for (const std::string &sub : g->decl.subgroups)
-    if (reaches(s, sub, to, seen)) return true;
-  return false;
-}
-
 void declareGroup(DiagnosticsEngine &d, const SourceManager &sm, Session &s, GroupSeen g) {
   std::vector<std::string> subs = g.decl.subgroups;
   GroupSeen *known = const_cast<GroupSeen *>(s.findGroup(g.decl.name));
@@ -120,8 +109,11 @@ void declareGroup(DiagnosticsEngine &d, const SourceManager &sm, Session &s, Gro
   for (const std::string &sub : subs) {
     std::vector<std::string> &have = known->decl.subgroups;
     if (std::find(have.begin(), have.end(), sub) != have.end()) continue;
-    std::set<std::string> seen;
-    if (reaches(s, sub, g.decl.name, seen)) {
+    auto subsOf = [&s](const std::string &name) -> const std::vector<std::string> * {
+      const GroupSeen *known = s.findGroup(name);
+      return known ? &known->decl.subgroups : nullptr;
+    };
+    if (core::closes_cycle(subsOf, g.decl.name, sub)) {
       report(d, g.loc, "tf: subgroup cycle: group '" + g.decl.name + "' would contain itself through '" +
                            sub + "'");
       continue;
@@ -131,7 +123,7 @@ void declareGroup(DiagnosticsEngine &d, const SourceManager &sm, Session &s, Gro
 }
 
 bool loadRules(CompilerInstance &ci, Session &s) {
-  const std::string &path = s.opts.rulesFile;
+  const std::string &path = s.opts.rules;
   DiagnosticsEngine &diags = ci.getDiagnostics();
   auto file = ci.getFileManager().getFileRef(path);
   if (!file) {
@@ -142,12 +134,12 @@ bool loadRules(CompilerInstance &ci, Session &s) {
   }
   SourceManager &sm = ci.getSourceManager();
   FileID fid = sm.createFileID(*file, SourceLocation(), SrcMgr::C_User);
-  std::vector<RuleError> errors;
+  std::vector<core::rule_error> errors;
   std::string text = sm.getBufferData(fid).str();
   bool ok = s.rules.parse(text, errors);
-  for (const RuleError &e : errors)
+  for (const core::rule_error &e : errors)
     report(diags, sm.translateLineCol(fid, e.line, e.column), "tf: rules: " + e.message);
-  for (const Rules::Group &g : s.rules.groups) {
+  for (const core::rules::group &g : s.rules.groups) {
     GroupSeen seen;
     seen.decl.name = g.name;
     seen.decl.subgroups = g.subgroups;

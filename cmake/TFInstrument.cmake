@@ -1,45 +1,120 @@
-# tf_instrument(target): compile target's sources with the TF plugin of the
-# compiler in use (tf.so for GCC, tf-clang.so for Clang, when that plugin is
-# part of the build) and link it with libtf.
+# tf_instrument(target [RULES file] [OPTIONS key[=value]...] [STATIC] [OPTIONAL]):
+# compile target's C and C++ sources with the TF plugin matching each
+# language's compiler (tf.so for GCC, tf-clang.so for Clang) and link libtf.
 #
-#   include(cmake/TFInstrument.cmake)
+#   find_package(TF REQUIRED)          # an installed TF, or add_subdirectory(tf)
 #   add_executable(app app.c)
-#   tf_instrument(app)
+#   tf_instrument(app RULES tf-rules.txt OPTIONS verbose=1)
 #
-# Extra plugin options: tf_instrument(app OPTIONS verbose=1 manifest=app.json)
+# RULES: a rules file (DESIGN.md section 5), relative to the current source
+# directory; its sources recompile when it changes. OPTIONS: plugin options
+# (-fplugin-arg-tf-KEY=VALUE, compile steps only). STATIC links libtf.a.
+# A compiler without a matching plugin (another GCC version than tf.so was
+# built for, say) is an error naming both, unless OPTIONAL: then the target
+# builds untraced, with a status message.
 include_guard(GLOBAL)
+include(${CMAKE_CURRENT_LIST_DIR}/TFBuild.cmake OPTIONAL) # TF's own build only
 
-# tf_gcc_plugin_supported(VAR): whether gcc-plugin/ builds tf.so here (GCC with
-# its plugin headers, not a sanitized build). Usable before gcc-plugin/ is
-# added.
-function(tf_gcc_plugin_supported var)
-  set(ok FALSE)
-  if(CMAKE_C_COMPILER_ID STREQUAL "GNU" AND "${TF_SANITIZE}" STREQUAL "")
-    execute_process(COMMAND ${CMAKE_C_COMPILER} -print-file-name=plugin
-                    OUTPUT_VARIABLE dir OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
-    if(EXISTS "${dir}/include/gcc-plugin.h")
-      set(ok TRUE)
-      set(TF_GCC_PLUGIN_DIR "${dir}" PARENT_SCOPE)
+# The plugin target that can load into LANG's compiler, or "" and why not.
+function(tf__plugin_for lang out why)
+  set(id "${CMAKE_${lang}_COMPILER_ID}")
+  set(version "${CMAKE_${lang}_COMPILER_VERSION}")
+  set(${out} "" PARENT_SCOPE)
+  if(id STREQUAL "GNU")
+    get_property(built_for GLOBAL PROPERTY TF_GCC_PLUGIN_FOR)
+    if(NOT TARGET TF::gcc_plugin)
+      set(${why} "${lang}: TF has no GCC plugin" PARENT_SCOPE)
+    elseif(NOT version VERSION_EQUAL built_for)
+      # GCC loads a plugin only into the exact version it was built against.
+      set(${why} "${lang}: tf.so was built for GCC ${built_for}, the compiler is GCC ${version}" PARENT_SCOPE)
+    else()
+      set(${out} TF::gcc_plugin PARENT_SCOPE)
     endif()
+  elseif(id STREQUAL "Clang")
+    get_property(built_for GLOBAL PROPERTY TF_CLANG_PLUGIN_FOR)
+    string(REGEX MATCH "^[0-9]+" major "${version}")
+    string(REGEX MATCH "^[0-9]+" built_major "${built_for}")
+    if(NOT TARGET TF::clang_plugin)
+      set(${why} "${lang}: TF has no Clang plugin" PARENT_SCOPE)
+    elseif(NOT major STREQUAL built_major)
+      set(${why} "${lang}: tf-clang.so was built for Clang ${built_for}, the compiler is Clang ${version}" PARENT_SCOPE)
+    else()
+      set(${out} TF::clang_plugin PARENT_SCOPE)
+    endif()
+  else()
+    set(${why} "${lang}: no TF plugin for ${id} compilers" PARENT_SCOPE)
   endif()
-  set(${var} ${ok} PARENT_SCOPE)
+endfunction()
+
+function(tf__check_args target)
+  if(NOT TARGET TF::tf)
+    message(FATAL_ERROR "tf_instrument(${target}): no TF::tf target; call "
+                        "find_package(TF) (an installed TF) or add_subdirectory(<TF sources>) first")
+  endif()
+  foreach(opt ${ARGN})
+    if(NOT opt MATCHES "^[a-z_]+(=.*)?$")
+      message(FATAL_ERROR "tf_instrument(${target}): plugin option '${opt}' is not KEY or KEY=VALUE")
+    endif()
+  endforeach()
+endfunction()
+
+# Absolute path of the rules file; its target's sources depend on it.
+function(tf__rules target file out)
+  get_filename_component(rules "${file}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+  if(NOT EXISTS "${rules}")
+    message(FATAL_ERROR "tf_instrument(${target}): rules file '${rules}' does not exist")
+  endif()
+  get_target_property(sources ${target} SOURCES)
+  set_property(SOURCE ${sources} TARGET_DIRECTORY ${target} APPEND PROPERTY OBJECT_DEPENDS "${rules}")
+  set(${out} "${rules}" PARENT_SCOPE)
 endfunction()
 
 function(tf_instrument target)
-  cmake_parse_arguments(TFI "" "" "OPTIONS" ${ARGN})
-  if(CMAKE_C_COMPILER_ID STREQUAL "GNU" AND TARGET tf_gcc_plugin)
-    set(plugin tf_gcc_plugin)
-  elseif(CMAKE_C_COMPILER_ID MATCHES "Clang" AND TARGET tf-clang)
-    set(plugin tf-clang) # clang-pass/: tf-clang.so registers its LLVM pass itself
-  else()
-    message(STATUS "tf_instrument(${target}): no TF plugin for ${CMAKE_C_COMPILER_ID}; built untraced")
-    target_link_libraries(${target} PRIVATE tf)
-    return()
+  cmake_parse_arguments(TFI "STATIC;OPTIONAL" "RULES" "OPTIONS" ${ARGN})
+  if(TFI_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "tf_instrument(${target}): unknown arguments: ${TFI_UNPARSED_ARGUMENTS}")
   endif()
-  target_compile_options(${target} PRIVATE "-fplugin=$<TARGET_FILE:${plugin}>")
-  foreach(opt ${TFI_OPTIONS})
-    target_compile_options(${target} PRIVATE "-fplugin-arg-tf-${opt}")
+  tf__check_args(${target} ${TFI_OPTIONS})
+  set(options ${TFI_OPTIONS})
+  if(TFI_RULES)
+    tf__rules(${target} "${TFI_RULES}" rules)
+    list(APPEND options "rules=${rules}")
+  endif()
+  get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+  set(traced)
+  set(missing)
+  foreach(lang C CXX)
+    if(NOT lang IN_LIST languages)
+      continue()
+    endif()
+    tf__plugin_for(${lang} plugin why)
+    if(NOT plugin)
+      list(APPEND missing "${why}")
+      continue()
+    endif()
+    list(APPEND traced ${lang})
+    set(when "$<COMPILE_LANGUAGE:${lang}>")
+    target_compile_options(${target} PRIVATE "$<${when}:-fplugin=$<TARGET_FILE:${plugin}>>")
+    foreach(opt ${options})
+      target_compile_options(${target} PRIVATE "$<${when}:-fplugin-arg-tf-${opt}>")
+    endforeach()
+    get_target_property(real ${plugin} ALIASED_TARGET)
+    if(real) # TF's own build: the plugin is built first (not a recompile trigger)
+      add_dependencies(${target} ${real})
+    endif()
   endforeach()
-  add_dependencies(${target} ${plugin}) # built before, not a recompile trigger
-  target_link_libraries(${target} PRIVATE tf)
+  string(REPLACE ";" "; " missing "${missing}")
+  if(NOT traced AND TFI_OPTIONAL)
+    message(STATUS "tf_instrument(${target}): built untraced (${missing})")
+  elseif(NOT traced)
+    message(FATAL_ERROR "tf_instrument(${target}): no TF plugin for the compiler (${missing}); "
+                        "use the compiler TF was built with, or tf_instrument(... OPTIONAL)")
+  elseif(missing)
+    message(WARNING "tf_instrument(${target}): ${missing}; those sources are built untraced")
+  endif()
+  if(TFI_STATIC)
+    target_link_libraries(${target} PRIVATE TF::tf_static)
+  else()
+    target_link_libraries(${target} PRIVATE TF::tf)
+  endif()
 endfunction()

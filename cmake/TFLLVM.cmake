@@ -10,6 +10,7 @@ macro(tf_find_llvm_clang found)
   endif()
   if(LLVM_FOUND AND Clang_FOUND AND TARGET clang-cpp)
     set(${found} TRUE)
+    set_property(GLOBAL PROPERTY TF_LLVM_VERSION ${LLVM_PACKAGE_VERSION}) # for tf_instrument
   else()
     set(${found} FALSE)
   endif()

@@ -20,35 +20,62 @@ void gc_keep(tree t)
     vec_safe_push(kept, t);
 }
 
-struct field_spec {
-    const char *name;
-    tree type;
-};
-
-static tree make_record(const char *name, const std::vector<field_spec> &fields, unsigned size,
-                        bool is_union = false)
-{
-    tree type = make_node(is_union ? UNION_TYPE : RECORD_TYPE);
-    tree chain = NULL_TREE; /* finish_builtin_struct wants them reversed */
-    for (const field_spec &f : fields) {
-        tree decl = build_decl(BUILTINS_LOCATION, FIELD_DECL, get_identifier(f.name), f.type);
-        DECL_CHAIN(decl) = chain;
-        chain = decl;
-    }
-    finish_builtin_struct(type, name, chain, NULL_TREE);
-    gcc_assert(tree_to_uhwi(TYPE_SIZE_UNIT(type)) == size);
-    gc_keep(type);
-    return type;
-}
-
-static tree u32(void) { return uint32_type_node; }
 static tree s64(void) { return build_nonstandard_integer_type(64, 0); }
 static tree u64(void) { return build_nonstandard_integer_type(64, 1); }
+static tree u32(void) { return uint32_type_node; }
 static tree cstr(void)
 {
     return build_pointer_type(build_qualified_type(char_type_node, TYPE_QUAL_CONST));
 }
-static tree cptr(tree t) { return build_pointer_type(build_qualified_type(t, TYPE_QUAL_CONST)); }
+
+static tree shape_type(core::abi_shape shape)
+{
+    switch (shape) {
+    case core::ABI_U32: return u32();
+    case core::ABI_I32: return integer_type_node; /* 32 bits on every target GCC builds TF for */
+    case core::ABI_I64: return s64();
+    case core::ABI_U64: return u64();
+    case core::ABI_F64: return double_type_node;
+    case core::ABI_STR: return cstr();
+    case core::ABI_PTR: return const_ptr_type_node;
+    case core::ABI_PAYLOAD: return abi_record("tf_payload");
+    }
+    gcc_unreachable();
+}
+
+/* The record <tf/abi.def> describes, as "__tf_<name>" (GCC's own builtin
+ * records are named so; the user's <tf/types.h> may define the real one).
+ * Its size and each field's offset are checked against the table. */
+static tree make_record(const core::abi_record_spec &r)
+{
+    tree type = make_node(r.is_union ? UNION_TYPE : RECORD_TYPE);
+    tree chain = NULL_TREE; /* finish_builtin_struct wants them reversed */
+    for (const core::abi_field_spec &f : core::abi_fields)
+        if (!strcmp(f.record, r.name)) {
+            tree decl = build_decl(BUILTINS_LOCATION, FIELD_DECL, get_identifier(f.name), shape_type(f.shape));
+            DECL_CHAIN(decl) = chain;
+            chain = decl;
+        }
+    finish_builtin_struct(type, ("__" + std::string(r.name)).c_str(), chain, NULL_TREE);
+    gcc_assert(tree_to_uhwi(TYPE_SIZE_UNIT(type)) == r.size);
+    for (tree f = TYPE_FIELDS(type); f; f = DECL_CHAIN(f))
+        for (const core::abi_field_spec &spec : core::abi_fields)
+            if (!strcmp(spec.record, r.name) && !strcmp(spec.name, IDENTIFIER_POINTER(DECL_NAME(f))))
+                gcc_assert(int_byte_position(f) == spec.offset);
+    gc_keep(type);
+    return type;
+}
+
+tree abi_record(const char *name)
+{
+    static std::map<std::string, tree> made;
+    tree &type = made[name];
+    for (const core::abi_record_spec &r : core::abi_records)
+        if (!type && !strcmp(r.name, name))
+            type = make_record(r);
+    gcc_assert(type);
+    return type;
+}
 
 tree abi_field(tree record, const char *name)
 {
@@ -58,42 +85,9 @@ tree abi_field(tree record, const char *name)
     gcc_unreachable();
 }
 
-tree abi_value_type(void)
-{
-    static tree type;
-    if (!type) {
-        tree payload = make_record("__tf_payload",
-                                   {{"i", s64()}, {"u", u64()}, {"d", double_type_node},
-                                    {"p", const_ptr_type_node}, {"s", cstr()}},
-                                   8, true);
-        type = make_record("__tf_value",
-                           {{"name", cstr()}, {"kind", u32()}, {"size", u32()}, {"v", payload},
-                            {"type", const_ptr_type_node}},
-                           32);
-    }
-    return type;
-}
-
-tree abi_args_type(void)
-{
-    static tree type;
-    if (!type)
-        type = make_record("__tf_args",
-                           {{"count", u32()}, {"reserved", u32()}, {"values", cptr(abi_value_type())}},
-                           16);
-    return type;
-}
-
-tree abi_exception_type(void)
-{
-    static tree type;
-    if (!type)
-        type = make_record("__tf_exception",
-                           {{"kind", u32()}, {"reserved", u32()}, {"name", cstr()},
-                            {"data", const_ptr_type_node}},
-                           24);
-    return type;
-}
+tree abi_value_type(void) { return abi_record("tf_value"); }
+tree abi_args_type(void) { return abi_record("tf_args"); }
+tree abi_exception_type(void) { return abi_record("tf_exception"); }
 
 tree abi_string(const std::string &s)
 {
@@ -184,11 +178,8 @@ tree abi_enum_descriptor(tree enum_type)
     auto it = cache.find(TYPE_UID(main));
     if (it != cache.end())
         return it->second;
-    tree item_type = make_record("__tf_enumerator", {{"value", s64()}, {"name", cstr()}}, 16);
-    tree desc_type = make_record("__tf_enum_type",
-                                 {{"name", cstr()}, {"count", u32()}, {"reserved", u32()},
-                                  {"items", cptr(item_type)}},
-                                 24);
+    tree item_type = abi_record("tf_enumerator");
+    tree desc_type = abi_record("tf_enum_type");
     std::vector<tree> items;
     for (tree v = TYPE_VALUES(main); v; v = TREE_CHAIN(v)) {
         tree value = TREE_VALUE(v);
@@ -211,12 +202,9 @@ tree abi_enum_descriptor(tree enum_type)
 
 static tree names_table(void)
 {
-    tree type = make_record("__tf_name",
-                            {{"name", cstr()}, {"flags", u32()}, {"group", integer_type_node},
-                             {"file", cstr()}, {"line", u32()}, {"reserved", u32()}},
-                            32);
+    tree type = abi_record("tf_name");
     std::vector<tree> items;
-    for (const name_entry &n : tu.names)
+    for (const core::name_entry &n : tu.table.names)
         items.push_back(ctor_of(type, {abi_string(n.name), uint_cst(u32(), n.flags),
                                        build_int_cst(integer_type_node, n.group), abi_string(n.file),
                                        uint_cst(u32(), n.line), uint_cst(u32(), 0)}));
@@ -225,19 +213,16 @@ static tree names_table(void)
 
 static tree groups_table(void)
 {
-    tree type = make_record("__tf_tu_group", {{"name", cstr()}, {"holder", build_pointer_type(ptr_type_node)}}, 16);
+    tree type = abi_record("tf_tu_group");
     std::vector<tree> items;
-    for (const std::string &g : tu.used_groups)
+    for (const std::string &g : tu.table.used_groups)
         items.push_back(ctor_of(type, {abi_string(g), build_fold_addr_expr(abi_holder(g))}));
     return items.empty() ? null_pointer_node : static_array("__tf_groups", type, items);
 }
 
 static tree decls_table(void)
 {
-    tree type = make_record("__tf_group_decl",
-                            {{"name", cstr()}, {"subgroups", cptr(cstr())}, {"nsubgroups", u32()},
-                             {"reserved", u32()}},
-                            24);
+    tree type = abi_record("tf_group_decl");
     std::vector<tree> items;
     for (const auto &it : groups) {
         const group_decl &g = it.second;
@@ -313,23 +298,20 @@ static void emit_cdtors(tree tu_addr)
  * output). */
 void abi_emit_data(void)
 {
-    if (opts.off || tu.names.empty() || tu_desc)
+    const core::name_table &t = tu.table;
+    if (opts.off || t.names.empty() || tu_desc)
         return;
-    tree type = make_record("__tf_tu",
-                            {{"abi", u32()}, {"size", u32()}, {"file", cstr()}, {"name", cstr()},
-                             {"nnames", u32()}, {"ngroups", u32()}, {"ndecls", u32()}, {"flags", u32()},
-                             {"names", const_ptr_type_node}, {"groups", const_ptr_type_node},
-                             {"decls", const_ptr_type_node}},
-                            64);
-    tree init = ctor_of(type, {uint_cst(u32(), TU_ABI), uint_cst(u32(), 64), abi_string(main_input_filename),
-                               abi_string(tu_base_name()), uint_cst(u32(), tu.names.size()),
-                               uint_cst(u32(), tu.used_groups.size()), uint_cst(u32(), groups.size()),
+    tree type = abi_record("tf_tu");
+    tree init = ctor_of(type, {uint_cst(u32(), TF_TU_ABI), uint_cst(u32(), core::size_tf_tu),
+                               abi_string(main_input_filename), abi_string(tu_base_name()),
+                               uint_cst(u32(), t.names.size()), uint_cst(u32(), t.used_groups.size()),
+                               uint_cst(u32(), groups.size()),
                                uint_cst(u32(), 0), names_table(), groups_table(), decls_table()});
     tu_desc = make_static("__tf_tu", type, init, false);
     emit_cdtors(build_fold_addr_expr(tu_desc));
     if (opts.verbose)
         inform(UNKNOWN_LOCATION, "tf: TU %qs: %d names, %d groups", tu_base_name().c_str(),
-               (int)tu.names.size(), (int)tu.used_groups.size());
+               (int)t.names.size(), (int)t.used_groups.size());
 }
 
 } // namespace tf

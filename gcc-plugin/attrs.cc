@@ -6,6 +6,9 @@
  */
 #include "tf-plugin.h"
 
+#include "groups.h"
+#include "spelling.h"
+
 namespace tf {
 
 std::map<std::string, group_decl> groups;
@@ -16,16 +19,6 @@ location_t user_loc(location_t loc)
     /* A token pasted by TF_GROUP lives in tf.h's macro body; the user wants
      * the place where the macro was used. */
     return linemap_resolve_location(line_table, loc, LRK_MACRO_EXPANSION_POINT, NULL);
-}
-
-bool ident_p(const std::string &s)
-{
-    if (s.empty() || ISDIGIT(s[0]))
-        return false;
-    for (char c : s)
-        if (!ISALNUM(c) && c != '_')
-            return false;
-    return true;
 }
 
 static const char *string_arg(tree args, int n)
@@ -48,25 +41,15 @@ static location_t node_loc(tree node)
     return user_loc(input_location);
 }
 
-/* Is `to` reachable from `from` over subgroup edges? */
-static bool reaches(const std::string &from, const std::string &to, std::set<std::string> &seen)
+static const std::vector<std::string> *subgroups_of(const std::string &name)
 {
-    if (from == to)
-        return true;
-    if (!seen.insert(from).second)
-        return false;
-    auto it = groups.find(from);
-    if (it == groups.end())
-        return false;
-    for (const std::string &sub : it->second.subs)
-        if (reaches(sub, to, seen))
-            return true;
-    return false;
+    auto it = groups.find(name);
+    return it == groups.end() ? NULL : &it->second.subs;
 }
 
 void group_declare(const std::string &name, const std::vector<std::string> &subs, location_t loc)
 {
-    if (!ident_p(name)) {
+    if (!core::is_identifier(name)) {
         error_at(loc, "tf: group name %qs is not an identifier", name.c_str());
         return;
     }
@@ -76,15 +59,14 @@ void group_declare(const std::string &name, const std::vector<std::string> &subs
         g.loc = loc;
     }
     for (const std::string &sub : subs) {
-        if (!ident_p(sub)) {
+        if (!core::is_identifier(sub)) {
             error_at(loc, "tf: subgroup name %qs of group %qs is not an identifier",
                      sub.c_str(), name.c_str());
             continue;
         }
         if (std::find(g.subs.begin(), g.subs.end(), sub) != g.subs.end())
             continue;
-        std::set<std::string> seen;
-        if (reaches(sub, name, seen)) {
+        if (core::closes_cycle(subgroups_of, name, sub)) {
             error_at(loc, "tf: subgroup cycle: group %qs would contain itself through %qs",
                      name.c_str(), sub.c_str());
             continue;
@@ -154,15 +136,6 @@ static tree handle_monitor(tree *node, tree, tree args, int, bool *no_add)
     return NULL_TREE;
 }
 
-int tp_value(const char *tp)
-{
-    static const char *const names[] = {"TF_TP_NONE", "TF_TP_ENTER", "TF_TP_EXIT"};
-    for (int i = 0; i < 3; i++)
-        if (tp && !strcmp(tp, names[i]))
-            return i;
-    return -1;
-}
-
 static tree handle_info(tree *node, tree, tree args, int, bool *no_add)
 {
     if (!function_only(*node, "TF_INFO", no_add))
@@ -171,7 +144,7 @@ static tree handle_info(tree *node, tree, tree args, int, bool *no_add)
     location_t loc = node_loc(fn);
     const char *tp = string_arg(args, 0);
     *no_add = true;
-    if (tp_value(tp) < 0)
+    if (!tp || core::tp_value(tp) < 0)
         error_at(loc, "tf: %qs is not a timing-point type; use %<TF_TP_NONE%>, %<TF_TP_ENTER%> or %<TF_TP_EXIT%>",
                  tp ? tp : "?");
     else if (!VOID_TYPE_P(TREE_TYPE(TREE_TYPE(fn))))

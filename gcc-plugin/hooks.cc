@@ -8,13 +8,22 @@
 
 namespace tf {
 
+/* Where the hooks read through mm, from <tf/abi.def>. */
+enum {
+    OP_ENTER = core::off_tf_monitor_ops_enter,
+    OP_INFO = core::off_tf_monitor_ops_info,
+    OP_EXIT = core::off_tf_monitor_ops_exit,
+    OP_EXCEPTION = core::off_tf_monitor_ops_exception,
+    OP_FLAGS = core::off_tf_monitor_ops_flags,
+};
+
 static tree ops_type(int offset)
 {
     static tree types[4];
     tree &t = types[offset / 8];
     if (!t) {
         tree p = ptr_type_node, i = integer_type_node;
-        if (offset == OPS_INFO) /* (mm, args, caller_id, self_id, tp) */
+        if (offset == OP_INFO) /* (mm, args, caller_id, self_id, tp) */
             t = build_function_type_list(void_type_node, p, p, i, i, i, NULL_TREE);
         else /* enter(mm, id, args), exit(mm, id, value), exception(mm, id, exc) */
             t = build_function_type_list(void_type_node, p, i, p, NULL_TREE);
@@ -43,14 +52,14 @@ static tree call_through(tree ops, int offset, const std::vector<tree> &args)
 /* mm->ops->fn(args...). */
 static tree ops_call(tree mm, int offset, const std::vector<tree> &args)
 {
-    return call_through(field_at(mm, ptr_type_node, 0), offset, args);
+    return call_through(field_at(mm, ptr_type_node, core::off_tf_monitor_ops), offset, args);
 }
 
 /* `(ops->flags & TF_OPS_NO_VALUES) == 0`: the monitor reads values. */
 static tree values_wanted(tree ops)
 {
-    tree flags = field_at(ops, unsigned_type_node, OPS_FLAGS);
-    tree bit = build2(BIT_AND_EXPR, unsigned_type_node, flags, build_int_cst(unsigned_type_node, OPS_NO_VALUES));
+    tree flags = field_at(ops, unsigned_type_node, OP_FLAGS);
+    tree bit = build2(BIT_AND_EXPR, unsigned_type_node, flags, build_int_cst(unsigned_type_node, TF_OPS_NO_VALUES));
     return build2(EQ_EXPR, boolean_type_node, bit, build_int_cst(unsigned_type_node, 0));
 }
 
@@ -62,7 +71,7 @@ static tree with_values(tree mm, int offset, std::vector<tree> args, size_t at, 
 {
     tree ops = create_tmp_var(ptr_type_node, "tf_ops"), p = create_tmp_var(ptr_type_node, "tf_vals");
     tree list = alloc_stmt_list();
-    append_to_statement_list(build2(MODIFY_EXPR, ptr_type_node, ops, field_at(mm, ptr_type_node, 0)), &list);
+    append_to_statement_list(build2(MODIFY_EXPR, ptr_type_node, ops, field_at(mm, ptr_type_node, core::off_tf_monitor_ops)), &list);
     append_to_statement_list(build2(MODIFY_EXPR, ptr_type_node, p, null_pointer_node), &list);
     append_to_statement_list(build2(MODIFY_EXPR, ptr_type_node, p, fold_convert(ptr_type_node, built)), &fill);
     append_to_statement_list(build3(COND_EXPR, void_type_node, values_wanted(ops), fill,
@@ -114,38 +123,38 @@ static bool member_fn_pointer(tree type)
  * (parameters and result copies), else NULL and `value` is used. */
 static void fill_value(tree *list, tree v, const char *name, tree type, tree value, tree addr)
 {
-    int kind = K_NONE;
+    int kind = core::TF_K_NONE;
     const char *field = NULL;
     tree payload = NULL_TREE, info = null_pointer_node;
     switch (TREE_CODE(type)) {
     case BOOLEAN_TYPE:
-        kind = K_BOOL, field = "u", payload = value;
+        kind = core::TF_K_BOOL, field = "u", payload = value;
         break;
     case INTEGER_TYPE:
-        kind = TYPE_UNSIGNED(type) ? K_UINT : K_INT, field = TYPE_UNSIGNED(type) ? "u" : "i";
+        kind = TYPE_UNSIGNED(type) ? core::TF_K_UINT : core::TF_K_INT, field = TYPE_UNSIGNED(type) ? "u" : "i";
         payload = value;
         break;
     case ENUMERAL_TYPE:
-        kind = K_ENUM, field = "i", payload = value, info = abi_enum_descriptor(type);
+        kind = core::TF_K_ENUM, field = "i", payload = value, info = abi_enum_descriptor(type);
         break;
     case REAL_TYPE:
-        kind = K_FLOAT, field = "d", payload = value;
+        kind = core::TF_K_FLOAT, field = "d", payload = value;
         break;
     case POINTER_TYPE:
     case REFERENCE_TYPE:
-        kind = plain_char_pointer(type) ? K_STR : K_PTR, field = "p", payload = value;
+        kind = plain_char_pointer(type) ? core::TF_K_STR : core::TF_K_PTR, field = "p", payload = value;
         break;
     case NULLPTR_TYPE:
     case OFFSET_TYPE:
-        kind = K_PTR, field = "p", payload = null_pointer_node;
+        kind = core::TF_K_PTR, field = "p", payload = null_pointer_node;
         break;
     case RECORD_TYPE:
     case UNION_TYPE:
         if (member_fn_pointer(type)) {
-            kind = K_PTR, field = "p", payload = null_pointer_node;
+            kind = core::TF_K_PTR, field = "p", payload = null_pointer_node;
             break;
         }
-        kind = K_STRUCT, field = "p", payload = addr, info = abi_string(abi_type_name(type));
+        kind = core::TF_K_STRUCT, field = "p", payload = addr, info = abi_string(abi_type_name(type));
         break;
     default:
         break;
@@ -242,7 +251,7 @@ tree hook_enter(tree mm, tree fndecl, int id, int skip_trailing, bool unlikely)
 {
     tree fill = alloc_stmt_list();
     tree a = build_args(&fill, fndecl, skip_trailing);
-    return guarded(mm, with_values(mm, OPS_ENTER, {mm, id_cst(id), NULL_TREE}, 2, fill, a), unlikely);
+    return guarded(mm, with_values(mm, OP_ENTER, {mm, id_cst(id), NULL_TREE}, 2, fill, a), unlikely);
 }
 
 /* `if (unlikely(mm)) return g(params..., mm);`: parameters are passed as
@@ -278,7 +287,7 @@ tree hook_info(tree fndecl, int self_id, int tp)
         mm = caller, caller = p; /* the two trailing parameters */
     tree fill = alloc_stmt_list();
     tree a = build_args(&fill, fndecl, 2);
-    return guarded(mm, with_values(mm, OPS_INFO, {mm, NULL_TREE, caller, id_cst(self_id), id_cst(tp)}, 1, fill, a),
+    return guarded(mm, with_values(mm, OP_INFO, {mm, NULL_TREE, caller, id_cst(self_id), id_cst(tp)}, 1, fill, a),
                    false);
 }
 
@@ -289,7 +298,7 @@ tree hook_exit(tree mm, tree fndecl, int id, tree retval)
     tree list = alloc_stmt_list();
     tree type = TREE_TYPE(TREE_TYPE(fndecl));
     if (!retval || VOID_TYPE_P(type)) {
-        append_to_statement_list(ops_call(mm, OPS_EXIT, {mm, id_cst(id), null_pointer_node}), &list);
+        append_to_statement_list(ops_call(mm, OP_EXIT, {mm, id_cst(id), null_pointer_node}), &list);
         return guarded(mm, list, false);
     }
     bool by_ref = TREE_CODE(retval) == RESULT_DECL && DECL_BY_REFERENCE(retval);
@@ -303,7 +312,7 @@ tree hook_exit(tree mm, tree fndecl, int id, tree retval)
     }
     tree r = temp(abi_value_type(), "tf_r");
     fill_value(&list, r, NULL, type, retval, addr);
-    return guarded(mm, with_values(mm, OPS_EXIT, {mm, id_cst(id), NULL_TREE}, 2, list, build_fold_addr_expr(r)),
+    return guarded(mm, with_values(mm, OP_EXIT, {mm, id_cst(id), NULL_TREE}, 2, list, build_fold_addr_expr(r)),
                    false);
 }
 
@@ -314,7 +323,7 @@ static tree exception_call(tree *list, tree mm, int id, int kind, tree name, tre
     assign(list, ref(e, "reserved"), build_int_cst(uint32_type_node, 0));
     assign(list, ref(e, "name"), name);
     assign(list, ref(e, "data"), data);
-    return ops_call(mm, OPS_EXCEPTION, {mm, id_cst(id), build_fold_addr_expr(e)});
+    return ops_call(mm, OP_EXCEPTION, {mm, id_cst(id), build_fold_addr_expr(e)});
 }
 
 tree hook_exception(tree mm, int id, int kind, const char *callee, tree data)
@@ -336,8 +345,8 @@ tree hook_unwind(tree mm, int id)
     TREE_NOTHROW(call) = 1;
     tree body = alloc_stmt_list();
     append_to_statement_list(build2(MODIFY_EXPR, ptr_type_node, ehp, call), &list);
-    append_to_statement_list(exception_call(&body, mm, id, EXC_UNWIND, null_pointer_node, ehp), &body);
-    append_to_statement_list(ops_call(mm, OPS_EXIT, {mm, id_cst(id), null_pointer_node}), &body);
+    append_to_statement_list(exception_call(&body, mm, id, core::TF_EXC_UNWIND, null_pointer_node, ehp), &body);
+    append_to_statement_list(ops_call(mm, OP_EXIT, {mm, id_cst(id), null_pointer_node}), &body);
     append_to_statement_list(guarded(mm, body, false), &list);
     return list;
 }

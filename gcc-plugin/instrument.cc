@@ -27,6 +27,8 @@
  * _Unwind_Exception in flight.
  */
 #include "tf-plugin.h"
+
+#include "policy.h"
 #include "hooks.h"
 
 namespace tf {
@@ -91,9 +93,10 @@ static tree find_address(tree *tp, int *walk_subtrees, void *data)
     return NULL_TREE;
 }
 
-static bool named(tree fn, const char *name)
+/* A noreturn callee as the exception hook names it (core/policy.h). */
+static std::string callee_name(tree callee)
 {
-    return fn && DECL_NAME(fn) && !strcmp(IDENTIFIER_POINTER(DECL_NAME(fn)), name);
+    return callee ? tracing_default_name(callee) : "(indirect call)";
 }
 
 static void insert_before(gimple_stmt_iterator *gsi, tree hook)
@@ -135,14 +138,23 @@ static void visit_call(fn_ctx *c, gimple_stmt_iterator *gsi, struct walk_stmt_in
     }
     if (!monitored || opts.off || c->fast || gimple_call_internal_p(call))
         return;
-    if (named(callee, "__cxa_throw"))
-        insert_before(gsi, hook_exception(c->mm, c->e->id, EXC_THROW, NULL, gimple_call_arg(call, 1)));
-    else if (named(callee, "__cxa_rethrow"))
-        insert_before(gsi, hook_exception(c->mm, c->e->id, EXC_THROW, NULL, NULL_TREE));
-    else if ((gimple_call_flags(call) & ECF_NORETURN) && !(callee && fndecl_built_in_p(callee, BUILT_IN_UNREACHABLE))) {
-        std::string name = callee ? tracing_default_name(callee) : "(indirect call)";
-        insert_before(gsi, hook_exception(c->mm, c->e->id, EXC_NORETURN, name.c_str(), NULL_TREE));
+    std::string symbol = callee && DECL_NAME(callee) ? IDENTIFIER_POINTER(DECL_NAME(callee)) : "";
+    tree hook = NULL_TREE;
+    switch (core::hook_for_call(symbol, gimple_call_flags(call) & ECF_NORETURN)) {
+    case core::call_hook::throw_typed:
+        hook = hook_exception(c->mm, c->e->id, core::TF_EXC_THROW, NULL, gimple_call_arg(call, 1));
+        break;
+    case core::call_hook::rethrow:
+        hook = hook_exception(c->mm, c->e->id, core::TF_EXC_THROW, NULL, NULL_TREE);
+        break;
+    case core::call_hook::noreturn:
+        hook = hook_exception(c->mm, c->e->id, core::TF_EXC_NORETURN, callee_name(callee).c_str(), NULL_TREE);
+        break;
+    case core::call_hook::none:
+        break;
     }
+    if (hook)
+        insert_before(gsi, hook);
 }
 
 static tree visit_stmt(gimple_stmt_iterator *gsi, bool *handled, struct walk_stmt_info *wi)

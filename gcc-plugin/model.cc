@@ -7,18 +7,16 @@
  */
 #include "tf-plugin.h"
 
+#include "spelling.h"
+
 namespace tf {
 
 model tu;
 
 struct candidate {
     tree decl;
-    std::string name, group, file;
-    unsigned line;
-    bool monitor;
-    bool from_rules;
-    int tp;
     location_t loc;
+    core::fn_candidate c; /* what the name table needs */
 };
 
 /* C: the identifier. C++: the qualified name without parameters or return
@@ -28,12 +26,7 @@ std::string tracing_default_name(tree fndecl)
 {
     if (!lang_GNU_CXX())
         return IDENTIFIER_POINTER(DECL_NAME(fndecl));
-    std::string name = lang_hooks.decl_printable_name(fndecl, 1);
-    /* Spelled as Clang spells it, so both plugins give one name. */
-    const std::string anon = "{anonymous}";
-    for (size_t at; (at = name.find(anon)) != std::string::npos;)
-        name.replace(at, anon.size(), "(anonymous namespace)");
-    return name;
+    return core::cxx_name(lang_hooks.decl_printable_name(fndecl, 1));
 }
 
 static const char *attr_string(tree attr)
@@ -58,26 +51,26 @@ static const char *monitor_group(tree decl, location_t loc)
     return group;
 }
 
-static bool classify(tree decl, candidate &c)
+static bool classify(tree decl, candidate &k)
 {
-    c.decl = decl;
-    c.loc = user_loc(DECL_SOURCE_LOCATION(decl));
-    expanded_location x = expand_location(c.loc);
+    core::fn_candidate &c = k.c;
+    k.decl = decl;
+    k.loc = user_loc(DECL_SOURCE_LOCATION(decl));
+    expanded_location x = expand_location(k.loc);
     c.file = x.file ? x.file : "";
     c.line = x.line;
     c.tp = -1;
     tree info = lookup_attribute("tf_info", DECL_ATTRIBUTES(decl));
     tree tname = lookup_attribute("tf_tracing_name", DECL_ATTRIBUTES(decl));
-    const char *group = monitor_group(decl, c.loc);
+    const char *group = monitor_group(decl, k.loc);
     if (info) {
-        c.tp = tp_value(attr_string(info));
+        c.tp = core::tp_value(attr_string(info));
         /* Checked here, not in the handler: C++ decides linkage after it. */
         if (TREE_PUBLIC(decl)) {
-            error_at(c.loc, "tf: info function %qD must be static", decl);
+            error_at(k.loc, "tf: info function %qD must be static", decl);
             return false;
         }
     }
-    c.from_rules = false;
     if (!info && !group && !DECL_ARTIFICIAL(decl) && DECL_NAME(decl)) {
         group = rules_match(c.file.c_str(), tracing_default_name(decl).c_str());
         c.from_rules = group != NULL;
@@ -85,97 +78,59 @@ static bool classify(tree decl, candidate &c)
     if (lookup_attribute("naked", DECL_ATTRIBUTES(decl)) ||
         (c.from_rules && lookup_attribute("no_instrument_function", DECL_ATTRIBUTES(decl)))) {
         if (!c.from_rules && (group || info))
-            error_at(c.loc, "tf: %qD is %<naked%>: it has no frame to add hooks to", decl);
+            error_at(k.loc, "tf: %qD is %<naked%>: it has no frame to add hooks to", decl);
         return false; /* rules skip what -finstrument-functions would skip */
     }
     if (!group && !info) {
         if (tname)
-            warning_at(c.loc, 0, "tf: %<TF_TRACING_NAME%> on %qD, which is neither monitored nor an info function",
+            warning_at(k.loc, 0, "tf: %<TF_TRACING_NAME%> on %qD, which is neither monitored nor an info function",
                        decl);
         return false;
     }
     c.monitor = group != NULL;
     c.group = group ? group : "";
     c.name = tname ? attr_string(tname) : tracing_default_name(decl);
+    c.function = tracing_default_name(decl);
     return true;
 }
 
-static bool loc_before(const candidate &a, const candidate &b)
+/* place: the rank of each candidate's location; one location, one rank
+ * (C++ constructor clones are one function). */
+static void rank_places(std::vector<candidate> &cands)
 {
-    return linemap_compare_locations(line_table, a.loc, b.loc) > 0;
+    std::vector<candidate *> order;
+    for (candidate &k : cands)
+        order.push_back(&k);
+    std::stable_sort(order.begin(), order.end(), [](candidate *a, candidate *b) {
+        return linemap_compare_locations(line_table, a->loc, b->loc) > 0;
+    });
+    for (size_t i = 0; i < order.size(); i++)
+        order[i]->c.place = i && order[i]->loc == order[i - 1]->loc ? order[i - 1]->c.place : unsigned(i);
 }
 
-/* Two entries may share a tracing name only as one TF_TP_ENTER/TF_TP_EXIT
- * info pair; C++ constructor clones (one location) are one function. */
-static bool merge(name_entry &e, const candidate &first, const candidate &c)
+static void report_clash(const candidate &k, const candidate &first)
 {
-    if (c.loc == first.loc && c.monitor == first.monitor)
-        return true;
-    unsigned bit = c.tp == 1 ? NAME_TP_ENTER : c.tp == 2 ? NAME_TP_EXIT : 0;
-    bool pair = !c.monitor && bit && !(e.flags & NAME_MONITOR) && (e.flags & (NAME_TP_ENTER | NAME_TP_EXIT)) &&
-                !(e.flags & bit);
-    if (pair) {
-        e.flags |= bit;
-        return true;
-    }
-    error_at(c.loc, "tf: tracing name %qs of %qD is already used by %qD in this translation unit",
-             c.name.c_str(), c.decl, first.decl);
+    error_at(k.loc, "tf: tracing name %qs of %qD is already used by %qD in this translation unit",
+             k.c.name.c_str(), k.decl, first.decl);
     inform(first.loc, "tf: %qD is here; give one of them a distinct %<TF_TRACING_NAME%>", first.decl);
-    return false;
-}
-
-/* Functions monitored by a rules file cannot be given a TF_TRACING_NAME: when
- * their names clash (C++ overloads), the later ones become "name#2", ... */
-static void rename_rule_clashes(std::vector<candidate> &cands)
-{
-    std::map<std::string, std::vector<candidate *>> by_name;
-    for (candidate &c : cands)
-        by_name[c.name].push_back(&c);
-    for (auto &it : by_name) {
-        std::vector<candidate *> &v = it.second;
-        std::stable_sort(v.begin(), v.end(), [](candidate *a, candidate *b) { return loc_before(*a, *b); });
-        int n = 1;
-        for (size_t i = 1; i < v.size(); i++)
-            if (v[i]->from_rules && v[i]->loc != v[0]->loc)
-                v[i]->name += "#" + std::to_string(++n);
-    }
 }
 
 static void build_names(std::vector<candidate> &cands)
 {
-    rename_rule_clashes(cands);
-    std::stable_sort(cands.begin(), cands.end(), [](const candidate &a, const candidate &b) {
-        int c = strcmp(a.name.c_str(), b.name.c_str());
-        return c < 0 || (c == 0 && loc_before(a, b));
-    });
-    std::set<std::string> used;
-    for (const candidate &c : cands)
-        if (c.monitor)
-            used.insert(c.group);
-    tu.used_groups.assign(used.begin(), used.end());
-    size_t first = 0;
+    rank_places(cands);
+    std::vector<core::fn_candidate> cs;
+    for (const candidate &k : cands)
+        cs.push_back(k.c);
+    tu.table = core::build_names(cs);
+    for (const core::name_clash &x : tu.table.clashes)
+        report_clash(cands[x.fn], cands[x.other]);
+    for (const core::name_entry &n : tu.table.names)
+        tu.locs.push_back(cands[n.first].loc);
     for (size_t i = 0; i < cands.size(); i++) {
-        const candidate &c = cands[i];
-        if (i > 0 && c.name == tu.names.back().name) {
-            if (merge(tu.names.back(), cands[first], c))
-                tu.fns[DECL_UID(c.decl)] = {(int)tu.names.size() - 1, c.monitor, c.tp, c.group};
-            continue;
-        }
-        first = i;
-        unsigned flags = c.monitor ? NAME_MONITOR : NAME_INFO;
-        if (c.tp == 1)
-            flags |= NAME_TP_ENTER;
-        if (c.tp == 2)
-            flags |= NAME_TP_EXIT;
-        int group = -1;
-        if (c.monitor)
-            group = std::lower_bound(tu.used_groups.begin(), tu.used_groups.end(), c.group) -
-                    tu.used_groups.begin();
-        tu.names.push_back({c.name, flags, group, c.file, c.line,
-                            tracing_default_name(c.decl), c.group, c.loc});
-        tu.fns[DECL_UID(c.decl)] = {(int)tu.names.size() - 1, c.monitor, c.tp, c.group};
-        if (!c.monitor)
-            tu.has_info = true;
+        const core::fn_candidate &c = cands[i].c;
+        if (tu.table.ids[i] >= 0)
+            tu.fns[DECL_UID(cands[i].decl)] = {tu.table.ids[i], c.monitor, c.tp, c.group};
+        tu.has_info |= !c.monitor;
     }
 }
 
@@ -265,20 +220,21 @@ static void model_build_1(void)
             cands.push_back(c);
     }
     build_names(cands);
-    for (const candidate &c : cands)
-        if (!c.monitor && !opts.off)
-            add_info_params(c.decl);
+    for (const candidate &k : cands)
+        if (!k.c.monitor && !opts.off)
+            add_info_params(k.decl);
     if (tu.has_info)
         check_static_initializers();
     if (!opts.off && !seen_error()) {
-        for (const std::string &g : tu.used_groups)
+        for (const std::string &g : tu.table.used_groups)
             abi_holder(g);
         abi_emit_data();
     }
+    const core::name_table &t = tu.table;
     if (opts.verbose)
-        for (size_t i = 0; i < tu.names.size(); i++)
-            inform(tu.names[i].loc, "tf: id %d %qs flags %u group %qs", (int)i,
-                   tu.names[i].name.c_str(), tu.names[i].flags, tu.names[i].group_name.c_str());
+        for (size_t i = 0; i < t.names.size(); i++)
+            inform(tu.locs[i], "tf: id %d %qs flags %u group %qs", (int)i, t.names[i].name.c_str(),
+                   t.names[i].flags, t.names[i].group >= 0 ? t.used_groups[t.names[i].group].c_str() : "");
 }
 
 const fn_entry *model_find(tree fndecl)

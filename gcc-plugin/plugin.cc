@@ -15,8 +15,10 @@
  * (so inlined copies keep their hooks), on both the C and C++ front ends.
  *
  * How to debug: -fplugin-arg-tf-verbose=2 lists every decision;
- * -fdump-tree-tf_instrument (or -fdump-tree-all) shows each function after
- * instrumentation; debug_gimple_seq() in gdb prints a sequence.
+ * -fdump-tree-all shows each function after instrumentation in
+ * <file>.*t.tf_instrument (-fdump-tree-tf_instrument is rejected: the pass
+ * is registered after GCC parses its options); debug_gimple_seq() in gdb
+ * prints a sequence.
  */
 #include "tf-plugin.h"
 
@@ -25,16 +27,18 @@
 __attribute__((visibility("default"))) int plugin_is_GPL_compatible;
 
 namespace tf {
-options opts;
+core::options opts;
 }
 
-static struct plugin_info tf_info = {
-    "0.1",
-    "TF tracing facility instrumentation (docs: gcc-plugin/README.md)\n"
-    "  -fplugin-arg-tf-verbose=N     report decisions on stderr (0-2)\n"
-    "  -fplugin-arg-tf-manifest=FILE write the TU's groups and names as JSON\n"
-    "  -fplugin-arg-tf-rules=FILE    monitor functions matched by a rules file\n"
-    "  -fplugin-arg-tf-off           check annotations, inject nothing\n"};
+/* plugin_info.help: every option, from the one table of plugin-core. */
+static const char *help_text(void)
+{
+    static std::string text =
+        "TF tracing facility instrumentation (docs: gcc-plugin/README.md)\n" + tf::core::options_help();
+    return text.c_str();
+}
+
+static struct plugin_info tf_info = {"0.1", NULL};
 
 /* tf.h switches from its empty fallback to the attributes when it sees
  * __TF_PLUGIN__. The C-family front ends report each file they enter
@@ -51,22 +55,15 @@ static void define_plugin_macro(void *, void *)
 
 static bool parse_args(struct plugin_name_args *info)
 {
+    bool ok = true;
     for (int i = 0; i < info->argc; i++) {
-        const char *key = info->argv[i].key, *value = info->argv[i].value;
-        if (!strcmp(key, "verbose"))
-            tf::opts.verbose = value ? atoi(value) : 1;
-        else if (!strcmp(key, "manifest") && value && *value)
-            tf::opts.manifest = value;
-        else if (!strcmp(key, "rules") && value && *value)
-            tf::opts.rules = value;
-        else if (!strcmp(key, "off"))
-            tf::opts.off = !value || strcmp(value, "0") != 0;
-        else {
-            error("tf: unknown plugin option %<-fplugin-arg-%s-%s%>", info->base_name, key);
-            return false;
+        std::string err = tf::core::option_set(tf::opts, info->argv[i].key, info->argv[i].value);
+        if (!err.empty()) {
+            error("tf: %s", err.c_str());
+            ok = false;
         }
     }
-    return true;
+    return ok;
 }
 
 static void write_manifest(void *, void *)
@@ -105,6 +102,7 @@ __attribute__((visibility("default"))) int plugin_init(struct plugin_name_args *
     }
     setenv("TF_GCC_PLUGIN_ACTIVE", info->full_name, 1);
     const char *name = info->base_name;
+    tf_info.help = help_text();
     register_callback(name, PLUGIN_INFO, NULL, &tf_info);
     register_callback(name, PLUGIN_REGISTER_GGC_ROOTS, NULL, (void *)tf::gc_roots);
     register_callback(name, PLUGIN_ATTRIBUTES, tf::register_attributes, NULL);

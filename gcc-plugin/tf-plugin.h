@@ -7,15 +7,14 @@
 
 #include "compat.h"
 
+/* The compiler-neutral half, shared with the Clang plugin (plugin-core/). */
+#include "abi.h"
+#include "names.h"
+#include "options.h"
+
 namespace tf {
 
-struct options {
-    int verbose = 0;
-    std::string manifest; /* -fplugin-arg-tf-manifest=FILE */
-    std::string rules;    /* -fplugin-arg-tf-rules=FILE    */
-    bool off = false;     /* parse and check, inject nothing */
-};
-extern options opts;
+extern core::options opts;
 
 /* ---- attrs.cc: the attributes behind tf.h and the groups they declare ---- */
 struct group_decl {
@@ -28,9 +27,6 @@ extern std::map<std::string, group_decl> groups;
 /* Adds a group or its new subgroups; reports bad names and cycles at loc. */
 void group_declare(const std::string &name, const std::vector<std::string> &subs,
                    location_t loc);
-bool ident_p(const std::string &s);
-/* "TF_TP_NONE" -> 0, "TF_TP_ENTER" -> 1, "TF_TP_EXIT" -> 2, else -1. */
-int tp_value(const char *tp);
 void register_attributes(void *gcc_data, void *user_data);
 /* False when another copy of this plugin registered the attributes first. */
 extern bool active;
@@ -43,17 +39,6 @@ void rules_load(const char *path);
 const char *rules_match(const char *file, const char *fn);
 
 /* ---- model.cc: the TU's name table, decided before any function changes -- */
-enum { NAME_MONITOR = 1, NAME_INFO = 2, NAME_TP_ENTER = 4, NAME_TP_EXIT = 8 };
-struct name_entry {
-    std::string name; /* tracing name */
-    unsigned flags;
-    int group;        /* index into model::used_groups, -1 for info names */
-    std::string file;
-    unsigned line;
-    std::string function; /* the (first) function behind it, for the manifest */
-    std::string group_name;
-    location_t loc;
-};
 struct fn_entry {
     int id;          /* index of its tracing name */
     bool monitor;    /* else an info function */
@@ -63,9 +48,9 @@ struct fn_entry {
 struct model {
     bool built = false;
     bool has_info = false;
-    std::vector<name_entry> names;        /* sorted by strcmp */
-    std::vector<std::string> used_groups; /* sorted */
-    std::map<unsigned, fn_entry> fns;     /* by DECL_UID */
+    core::name_table table;           /* names sorted by strcmp, groups used */
+    std::vector<location_t> locs;     /* per name: its (first) function */
+    std::map<unsigned, fn_entry> fns; /* by DECL_UID */
 };
 extern model tu;
 void model_build(void);
@@ -75,11 +60,8 @@ std::string tu_base_name(void);
 std::string tracing_default_name(tree fndecl);
 
 /* ---- abi.cc: the types and static data of docs/code-shape.md ------------- */
-enum { OPS_ENTER = 0, OPS_INFO = 8, OPS_EXIT = 16, OPS_EXCEPTION = 24, OPS_FLAGS = 48 };
-enum { OPS_NO_VALUES = 1 }; /* TF_OPS_NO_VALUES */
-enum { TU_ABI = 2 };        /* TF_TU_ABI */
-enum { K_NONE, K_INT, K_UINT, K_BOOL, K_FLOAT, K_PTR, K_STR, K_ENUM, K_STRUCT };
-enum { EXC_THROW = 1, EXC_UNWIND = 2, EXC_NORETURN = 3 };
+/* The records of <tf/abi.def> as GCC trees ("tf_value", "tf_tu", ...). */
+tree abi_record(const char *name);
 tree abi_value_type(void);
 tree abi_args_type(void);
 tree abi_exception_type(void);

@@ -26,12 +26,25 @@
 _Static_assert(offsetof(tf_monitor_ops, exception) == 24, "tf_monitor_ops layout");
 _Static_assert(offsetof(tf_monitor_ops, flags) == 48, "tf_monitor_ops.flags offset");
 
+/* Edges are only ever added; readers without the lock load n, then v (both
+ * acquire), so they see v at least as large as n says. A full array is
+ * replaced by one twice its size; the old one stays linked (never freed:
+ * at most as much again as the live ones), as a reader may still hold it. */
+struct edge_array {
+    struct edge_array *older;
+    struct group *v[];
+};
+
+struct edges {
+    struct edge_array *a;
+    int n, cap;
+};
+
 struct group {
-    char *name;
+    char *name;             /* never changes; groups are never freed */
     int declared;           /* by a registered TU (not merely registered on) */
     tf_factory *factory;
-    struct group **subs, **parents;
-    int nsubs, nparents;
+    struct edges subs, parents;
     struct group *next;
 };
 
@@ -57,6 +70,20 @@ struct tu_entry {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct group *groups;
 static struct tu_entry *tus;
+static tf__monitor_maker maker;
+static volatile int exiting;
+
+void tf__registry_set_maker(tf__monitor_maker make)
+{
+    pthread_mutex_lock(&lock);
+    maker = make;
+    pthread_mutex_unlock(&lock);
+}
+
+void tf__registry_exiting(void)
+{
+    exiting = 1;
+}
 
 void tf__registry_fork(int phase)
 {
@@ -70,10 +97,20 @@ void tf__registry_fork(int phase)
 
 static struct group *group_find(const char *name)
 {
-    for (struct group *g = groups; g; g = g->next)
+    for (struct group *g = __atomic_load_n(&groups, __ATOMIC_ACQUIRE); g; g = g->next)
         if (strcmp(g->name, name) == 0)
             return g;
     return NULL;
+}
+
+static int edge_count(const struct edges *e)
+{
+    return __atomic_load_n(&e->n, __ATOMIC_ACQUIRE);
+}
+
+static struct group *edge_at(const struct edges *e, int i)
+{
+    return __atomic_load_n(&e->a, __ATOMIC_ACQUIRE)->v[i];
 }
 
 static struct group *group_get(const char *name)
@@ -87,7 +124,7 @@ static struct group *group_get(const char *name)
         return NULL;
     }
     g->next = groups;
-    groups = g;
+    __atomic_store_n(&groups, g, __ATOMIC_RELEASE);
     return g;
 }
 
@@ -95,19 +132,28 @@ static int reaches(const struct group *from, const struct group *to)
 {
     if (from == to)
         return 1;
-    for (int i = 0; i < from->nsubs; i++)
-        if (reaches(from->subs[i], to))
+    for (int i = 0; i < from->subs.n; i++)
+        if (reaches(edge_at(&from->subs, i), to))
             return 1;
     return 0;
 }
 
-static int push_group(struct group ***v, int *n, struct group *g)
+/* Lock held. */
+static int push_edge(struct edges *e, struct group *g)
 {
-    struct group **nv = realloc(*v, (size_t)(*n + 1) * sizeof **v);
-    if (!nv)
-        return TF_ENOMEM;
-    nv[(*n)++] = g;
-    *v = nv;
+    if (e->n == e->cap) {
+        int cap = e->cap ? 2 * e->cap : 4;
+        struct edge_array *a = malloc(sizeof *a + (size_t)cap * sizeof a->v[0]);
+        if (!a)
+            return TF_ENOMEM;
+        a->older = e->a;
+        if (e->n)
+            memcpy(a->v, e->a->v, (size_t)e->n * sizeof a->v[0]);
+        __atomic_store_n(&e->a, a, __ATOMIC_RELEASE);
+        e->cap = cap;
+    }
+    e->a->v[e->n] = g;
+    __atomic_store_n(&e->n, e->n + 1, __ATOMIC_RELEASE);
     return TF_OK;
 }
 
@@ -115,8 +161,8 @@ static int push_group(struct group ***v, int *n, struct group *g)
  * (a constructor cannot fail the program). */
 static void add_edge(struct group *g, struct group *sub, const tf_tu *tu)
 {
-    for (int i = 0; i < g->nsubs; i++)
-        if (g->subs[i] == sub)
+    for (int i = 0; i < g->subs.n; i++)
+        if (edge_at(&g->subs, i) == sub)
             return;
     if (reaches(sub, g)) {
         fprintf(stderr,
@@ -125,36 +171,111 @@ static void add_edge(struct group *g, struct group *sub, const tf_tu *tu)
                 tu->file, g->name, sub->name, g->name, sub->name);
         return;
     }
-    if (push_group(&g->subs, &g->nsubs, sub) == TF_OK &&
-        push_group(&sub->parents, &sub->nparents, g) != TF_OK)
-        g->nsubs--;
+    /* parents first: a reader walking up must never miss an edge the
+     * subgroup list already shows */
+    if (push_edge(&sub->parents, g) == TF_OK && push_edge(&g->subs, sub) != TF_OK)
+        fprintf(stderr, "tf: %s: out of memory: edge %s -> %s only partly added\n", tu->file,
+                g->name, sub->name);
+}
+
+/* Grows v (which starts as the caller's array small, of *cap entries) to
+ * twice its size; NULL if out of memory. Registration is common enough (a
+ * program may register and clear in a loop) not to allocate each time. */
+static void *grow(void *v, void *small, int *cap, size_t size)
+{
+    void *nv = v == small ? malloc(2 * (size_t)*cap * size) : realloc(v, 2 * (size_t)*cap * size);
+    if (nv && v == small)
+        memcpy(nv, small, (size_t)*cap * size);
+    if (nv)
+        *cap *= 2;
+    return nv;
+}
+
+/* Visits h and every group containing it, nearest first, each once, until
+ * visit returns nonzero; returns that, or TF_ENOMEM. Needs no lock. */
+static int each_container(struct group *h, int (*visit)(struct group *, void *), void *arg)
+{
+    struct group *small[32], **queue = small;
+    int head = 0, tail = 0, cap = 32, rc = 0;
+    queue[tail++] = h;
+    while (head < tail && !rc) {
+        struct group *g = queue[head++];
+        rc = visit(g, arg);
+        for (int i = 0, n = edge_count(&g->parents); i < n && !rc; i++) {
+            struct group *p = edge_at(&g->parents, i);
+            int seen = 0;
+            for (int j = 0; j < tail && !seen; j++)
+                seen = queue[j] == p;
+            if (seen)
+                continue;
+            struct group **q = tail < cap ? queue : grow(queue, small, &cap, sizeof *q);
+            if (!q)
+                rc = TF_ENOMEM;
+            else
+                (queue = q)[tail++] = p;
+        }
+    }
+    if (queue != small)
+        free(queue);
+    return rc;
+}
+
+struct factory_set {
+    tf_factory **v;
+    int n, cap;
+    tf_factory *small[16];
+};
+
+static int add_factory(struct group *g, void *arg)
+{
+    struct factory_set *s = arg;
+    if (!g->factory)
+        return 0;
+    for (int i = 0; i < s->n; i++)
+        if (s->v[i] == g->factory)
+            return 0;
+    if (s->n == s->cap) {
+        tf_factory **v = grow(s->v, s->small, &s->cap, sizeof *v);
+        if (!v)
+            return TF_ENOMEM;
+        s->v = v;
+    }
+    s->v[s->n++] = g->factory;
+    return 0;
 }
 
 /* The factories reaching group h: its own, then its ancestors' nearest first;
- * each factory once. Returns the count (at most max). */
-static int factories_for(struct group *h, tf_factory **out, int max)
+ * each factory once. Lock held; the caller calls set_free. */
+static int factories_for(struct group *h, struct factory_set *s)
 {
-    struct group *queue[256];
-    int head = 0, tail = 0, n = 0;
-    queue[tail++] = h;
-    while (head < tail) {
-        struct group *g = queue[head++];
-        if (g->factory && n < max) {
-            int dup = 0;
-            for (int i = 0; i < n; i++)
-                dup |= out[i] == g->factory;
-            if (!dup)
-                out[n++] = g->factory;
-        }
-        for (int i = 0; i < g->nparents && tail < 256; i++) {
-            int seen = 0;
-            for (int j = 0; j < tail; j++)
-                seen |= queue[j] == g->parents[i];
-            if (!seen)
-                queue[tail++] = g->parents[i];
-        }
-    }
-    return n;
+    s->v = s->small;
+    s->n = 0;
+    s->cap = 16;
+    return each_container(h, add_factory, s);
+}
+
+static void set_free(struct factory_set *s)
+{
+    if (s->v != s->small)
+        free(s->v);
+}
+
+struct name_visit {
+    int (*fn)(const char *, void *);
+    void *arg;
+};
+
+static int visit_name(struct group *g, void *arg)
+{
+    struct name_visit *v = arg;
+    return v->fn(g->name, v->arg);
+}
+
+int tf__group_each_container(const char *group, int (*fn)(const char *name, void *arg), void *arg)
+{
+    struct group *g = group ? group_find(group) : NULL;
+    struct name_visit v = {fn, arg};
+    return g ? each_container(g, visit_name, &v) : fn(group, arg);
 }
 
 /* ---- holders ----------------------------------------------------------------- */
@@ -176,7 +297,7 @@ static struct made *make(struct slot *s, const tf_tu *tu, tf_factory *const *set
     }
     memcpy(m->set, set, (size_t)n * sizeof *set);
     m->n = n;
-    m->monitor = tf__compose_create(set, (size_t)n, tu); /* one factory: its own monitor */
+    m->monitor = maker ? maker(set, (size_t)n, tu) : NULL; /* one factory: its own monitor */
     if (!m->monitor) {
         fprintf(stderr, "tf: %s: factory '%s' created no monitor for group '%s'\n",
                 tu->file, set[0]->name ? set[0]->name : "?", s->group->name);
@@ -193,13 +314,16 @@ static void update_tu(struct tu_entry *e)
 {
     for (uint32_t i = 0; i < e->tu->ngroups; i++) {
         struct slot *s = &e->slots[i];
-        tf_factory *set[64];
-        int n = factories_for(s->group, set, 64);
-        if (s->current ? same_set(s->current, set, n) : n == 0)
-            continue;
-        s->current = n ? make(s, e->tu, set, n) : NULL;
-        __atomic_store_n(e->tu->groups[i].holder, s->current ? s->current->monitor : NULL,
-                         __ATOMIC_RELEASE);
+        struct factory_set set;
+        if (factories_for(s->group, &set) != 0) {
+            fprintf(stderr, "tf: %s: out of memory: the monitor for group '%s' is unchanged\n",
+                    e->tu->file, s->group->name);
+        } else if (!(s->current ? same_set(s->current, set.v, set.n) : set.n == 0)) {
+            s->current = set.n ? make(s, e->tu, set.v, set.n) : NULL;
+            __atomic_store_n(e->tu->groups[i].holder, s->current ? s->current->monitor : NULL,
+                             __ATOMIC_RELEASE);
+        }
+        set_free(&set);
     }
 }
 
@@ -391,7 +515,7 @@ static void free_slot(struct slot *s)
     struct made *next;
     for (struct made *m = s->made; m; m = next) {
         next = m->next;
-        if (!tf__exiting && m->monitor->ops->destroy)
+        if (!exiting && m->monitor->ops->destroy)
             m->monitor->ops->destroy(m->monitor);
         free(m->set);
         free(m);
@@ -492,9 +616,9 @@ TF_API int tf_group_subgroups(const char *group, const char **out, int max)
         return TF_EINVAL;
     pthread_mutex_lock(&lock);
     struct group *g = group_find(group);
-    int n = g ? g->nsubs : TF_ENOENT;
+    int n = g ? g->subs.n : TF_ENOENT;
     for (int i = 0; g && i < n && i < max; i++)
-        out[i] = g->subs[i]->name; /* group names live as long as the process */
+        out[i] = edge_at(&g->subs, i)->name; /* group names live as long as the process */
     pthread_mutex_unlock(&lock);
     return n;
 }

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../registry/internal.h"
+#include "internal.h"
 
 struct compose_factory {
     tf_factory base;

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../registry/internal.h"
+#include "internal.h"
 
 #define LINE_MAX_BYTES 4096
 
@@ -202,6 +202,12 @@ TF_API tf_factory *tf_dprint(FILE *out)
     return f ? &f->base : NULL;
 }
 
+static tf_factory *make_dprint(const char *name)
+{
+    return tf_dprint(tf__env_output());
+}
+TF_ENV_FACTORY(dprint, "dprint", "one line per event to TF_OUTPUT", make_dprint)
+
 /* ---- the TF_OUTPUT file: fully buffered, flushed on a fatal signal ----------
  * abort() (a failed assert) and crashes no longer flush stdio, so the lines
  * that led there would stay in the buffer. The handler flushes what it can
@@ -212,6 +218,7 @@ static FILE *volatile buffered_out;
 
 static void flush_on_fatal(int sig, siginfo_t *info, void *uctx)
 {
+    tf__probe_recover(sig);
     FILE *out = buffered_out;
     if (out && ftrylockfile(out) == 0) {
         fflush_unlocked(out);

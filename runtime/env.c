@@ -1,29 +1,43 @@
 /*
- * env.c: activation from the environment, parsed once at start-up in this one
- * place (DESIGN.md section 3; the MPS_TELEMETRY_CONTROL idea):
+ * env.c: activation from the environment (DESIGN.md section 3; the
+ * MPS_TELEMETRY_CONTROL idea). The variables themselves are read in config.c;
+ * this file applies them:
  *
  *   TF_MONITORS='io=dprint,io_read=timing+tracer'   group=factory[+factory...]
  *   TF_OUTPUT=FILE   where dprint writes (default stderr)
- *   TF_REPORT=FILE   the timing report at exit
  *
- * Read with secure_getenv: ignored in set-uid/set-gid processes. A bad item is
- * reported once on stderr, naming it; the other items still apply. A group
- * that no loaded code declares by the time the program exits is reported then,
- * so a typo never silently traces nothing.
+ * A bad item is reported once on stderr, naming it; the other items still
+ * apply. An item naming a factory nobody registered (nor libtf-NAME.so
+ * provides) waits: a library the program links registers its factories in
+ * its constructor, after libtf's has run. What still waits at exit is
+ * reported then, as is a group that no loaded code declares, so a typo never
+ * silently traces nothing.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "../registry/internal.h"
+#include "internal.h"
+#include "config.h"
 
-static char *report_path;
 static FILE *output;
 static char **asked;   /* groups TF_MONITORS named, checked at exit */
 static int nasked;
+
+/* Items are applied one at a time (start-up, and each new factory that an
+ * item waits for); this lock also keeps the lists below. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static TF_TLS int applying; /* this thread holds lock: a factory added meanwhile waits */
+struct waiting {
+    char *item;
+    int index;
+    struct waiting *next;
+};
+static struct waiting *waiting, **waiting_end = &waiting;
 
 FILE *tf__create_file(const char *path)
 {
@@ -36,57 +50,29 @@ FILE *tf__create_file(const char *path)
     return f;
 }
 
-const char *tf__env_report(void)
-{
-    return report_path;
-}
-
 FILE *tf__env_output(void)
 {
     if (output)
         return output;
-    const char *path = secure_getenv("TF_OUTPUT");
-    if (!path || !*path || strcmp(path, "-") == 0)
+    const char *path = tf__config_get("TF_OUTPUT");
+    if (!path || strcmp(path, "-") == 0)
         return output = stderr;
     output = tf__create_file(path);
     if (!output) {
-        fprintf(stderr, "tf: TF_OUTPUT: cannot create '%s': %s; dprint writes to stderr\n",
-                path, strerror(errno));
+        fprintf(stderr, "tf: TF_OUTPUT: cannot create '");
+        tf__config_escaped(stderr, path);
+        fprintf(stderr, "': %s; dprint writes to stderr\n", strerror(errno));
         return output = stderr;
     }
     /* Fully buffered unless asked otherwise: a line per write(2) made dprint to
      * a file 9x slower. dprint flushes it at least every 100 ms of tracing, at
      * fork and on a fatal signal (dprint.c); exit flushes all stdio. */
-    const char *mode = secure_getenv("TF_OUTPUT_BUFFER");
-    int line = mode && strcmp(mode, "line") == 0;
-    if (mode && *mode && !line && strcmp(mode, "full") != 0)
-        fprintf(stderr, "tf: TF_OUTPUT_BUFFER: '%s' is neither 'line' nor 'full'; using 'full'\n", mode);
+    int line = strcmp(tf__config_get("TF_OUTPUT_BUFFER"), "line") == 0;
     setvbuf(output, NULL, line ? _IOLBF : _IOFBF, line ? 0 : 1 << 16);
     if (!line)
         tf__dprint_buffered(output);
     return output;
 }
-
-static tf_factory *timing_factory(void)
-{
-    return tf__timing_env_factory();
-}
-
-static tf_factory *dprint_factory(void)
-{
-    return tf_dprint(tf__env_output());
-}
-
-static const struct {
-    const char *name;
-    tf_factory *(*make)(void);
-} factories[] = {
-    {"noop", tf_noop},
-    {"dprint", dprint_factory},
-    {"tracer", tf_operation_tracer},
-    {"timing", timing_factory},
-};
-#define NFACTORIES (sizeof factories / sizeof factories[0])
 
 static char *trim(char *s)
 {
@@ -108,37 +94,32 @@ static int identifier(const char *s)
     return 1;
 }
 
-static int bad(FILE *err, int index, const char *item, const char *why, const char *what)
+/* "tf: TF_MONITORS: item N 'ITEM': WHY 'WHAT'[; MORE]", escaped. */
+static int bad(int index, const char *item, const char *why, const char *what, const char *more)
 {
-    fprintf(err, "tf: TF_MONITORS: item %d '%s': %s%s%s%s\n", index, item, why,
-            what ? " '" : "", what ? what : "", what ? "'" : "");
+    fprintf(stderr, "tf: TF_MONITORS: item %d '", index);
+    tf__config_escaped(stderr, item);
+    fprintf(stderr, "': %s", why);
+    if (what) {
+        fprintf(stderr, " '");
+        tf__config_escaped(stderr, what);
+        fprintf(stderr, "'");
+    }
+    if (more && *more) {
+        fprintf(stderr, "; ");
+        tf__config_escaped(stderr, more);
+    }
+    fprintf(stderr, "\n");
     return 1;
 }
 
-/* Parses "f1+f2" into out; returns NULL or the problem (naming *culprit). */
-static const char *parse_factories(char *list, tf_factory **out, size_t *n, const char **culprit)
+static int unknown_factory(int index, const char *item, const char *name, const char *more)
 {
-    *n = 0;
-    for (char *name = list, *next; name; name = next) {
-        next = strchr(name, '+');
-        if (next)
-            *next++ = 0;
-        name = trim(name);
-        *culprit = name;
-        if (!*name)
-            return "empty factory name";
-        size_t i = 0;
-        while (i < NFACTORIES && strcmp(factories[i].name, name) != 0)
-            i++;
-        if (i == NFACTORIES)
-            return "unknown factory (known: noop, dprint, tracer, timing)";
-        tf_factory *f = factories[i].make();
-        if (!f)
-            return "factory could not be created";
-        if (*n < 8)
-            out[(*n)++] = f;
-    }
-    return NULL;
+    char why[1024];
+    int n = snprintf(why, sizeof why, "unknown factory (known: ");
+    tf__factories_known(why + n, sizeof why - (size_t)n - 1);
+    strcat(why, ")");
+    return bad(index, item, why, name, more);
 }
 
 static int asked_for(const char *group)
@@ -160,50 +141,120 @@ static void remember(const char *group)
 }
 
 /* Registers group = compose(what an earlier item gave it, fs), so that
- * io=dprint,io=tracer keeps both. */
+ * io=dprint,io=tracer keeps both. fs has room for one more in front. */
 static void apply(const char *group, tf_factory **fs, size_t n)
 {
-    tf_factory *all[9];
-    size_t k = 0;
     tf_factory *earlier = asked_for(group) ? tf_registered_factory(group) : NULL;
-    if (earlier)
-        all[k++] = earlier;
-    for (size_t i = 0; i < n; i++)
-        all[k++] = fs[i];
-    tf_factory *f = k == 1 ? all[0] : tf_compose(all, k);
+    if (earlier) {
+        memmove(fs + 1, fs, n * sizeof *fs);
+        fs[0] = earlier;
+        n++;
+    }
+    tf_factory *f = n == 1 ? fs[0] : tf_compose(fs, n);
     if (f)
         tf__register_trusted(group, f);
     remember(group);
 }
 
-static int apply_item(char *item, int index, FILE *err)
+enum { APPLIED, REPORTED, WAITS };
+
+/* Resolves "f1+f2" into fs (room for one per name, plus one); reports the
+ * item if a name is bad, returns WAITS if one is merely unknown. */
+static int resolve(char *list, tf_factory **fs, size_t *n, int index, const char *shown, int last)
 {
-    char shown[128];
-    snprintf(shown, sizeof shown, "%s", item);
-    char *eq = strchr(item, '=');
-    if (!eq)
-        return bad(err, index, shown, "expected group=factory[+factory...]", NULL);
-    *eq = 0;
-    char *group = trim(item), *list = trim(eq + 1);
-    if (!identifier(group))
-        return bad(err, index, shown, *group ? "bad group name" : "empty group name",
-                   *group ? group : NULL);
-    tf_factory *fs[8];
-    size_t n;
-    const char *culprit = NULL;
-    const char *problem = parse_factories(list, fs, &n, &culprit);
-    if (problem)
-        return bad(err, index, shown, problem, culprit && *culprit ? culprit : NULL);
-    apply(group, fs, n);
-    return 0;
+    *n = 0;
+    for (char *name = list, *next; name; name = next) {
+        next = strchr(name, '+');
+        if (next)
+            *next++ = 0;
+        name = trim(name);
+        if (!*name)
+            return bad(index, shown, "empty factory name", NULL, NULL), REPORTED;
+        char why[512];
+        int unknown;
+        tf_factory *f = tf__factory_named(name, &unknown, why, sizeof why);
+        if (unknown && !why[0] && !last)
+            return WAITS;
+        if (unknown)
+            return unknown_factory(index, shown, name, why), REPORTED;
+        if (!f)
+            return bad(index, shown, "factory could not be created", name, NULL), REPORTED;
+        fs[(*n)++] = f;
+    }
+    return APPLIED;
 }
 
-int tf__env_apply(const char *value, FILE *err)
+/* last: no more factories can come (exit), so an unknown one is reported. */
+static int apply_item(const char *text, int index, int last)
 {
-    char *copy = strdup(value ? value : "");
+    char *item = strdup(text);
+    tf_factory **fs = item ? calloc(strlen(item) / 2 + 3, sizeof *fs) : NULL;
+    if (!fs) {
+        free(item);
+        return bad(index, text, "out of memory", NULL, NULL), REPORTED;
+    }
+    int rc = REPORTED;
+    char *eq = strchr(item, '=');
+    char *group = eq ? (*eq = 0, trim(item)) : NULL, *list = eq ? trim(eq + 1) : NULL;
+    size_t n;
+    if (!eq)
+        bad(index, text, "expected group=factory[+factory...]", NULL, NULL);
+    else if (!identifier(group))
+        bad(index, text, *group ? "bad group name" : "empty group name", *group ? group : NULL, NULL);
+    else if ((rc = resolve(list, fs, &n, index, text, last)) == APPLIED)
+        apply(group, fs, n);
+    free(fs);
+    free(item);
+    return rc;
+}
+
+static void wait_for_factory(const char *item, int index)
+{
+    struct waiting *w = calloc(1, sizeof *w);
+    if (!w || !(w->item = strdup(item))) {
+        free(w);
+        bad(index, item, "out of memory", NULL, NULL);
+        return;
+    }
+    w->index = index;
+    *waiting_end = w;
+    waiting_end = &w->next;
+}
+
+/* Lock held. Applies what waits, in order, as far as it can now. */
+static void retry_waiting(int last)
+{
+    struct waiting **p = &waiting;
+    while (*p) {
+        struct waiting *w = *p;
+        if (apply_item(w->item, w->index, last) == WAITS) {
+            p = &w->next;
+            continue;
+        }
+        *p = w->next;
+        free(w->item);
+        free(w);
+    }
+    waiting_end = p;
+}
+
+static void factory_added(void)
+{
+    if (applying)
+        return; /* the item being applied looks the name up again itself */
+    pthread_mutex_lock(&lock);
+    applying = 1;
+    retry_waiting(0);
+    applying = 0;
+    pthread_mutex_unlock(&lock);
+}
+
+static void apply_all(const char *value)
+{
+    char *copy = strdup(value);
+    int index = 0;
     if (!copy)
-        return 1;
-    int nbad = 0, index = 0;
+        fprintf(stderr, "tf: TF_MONITORS: out of memory; ignored\n");
     /* strtok would merge empty items: walk the commas by hand. */
     for (char *item = copy, *next; item; item = next) {
         next = strchr(item, ',');
@@ -211,29 +262,48 @@ int tf__env_apply(const char *value, FILE *err)
             *next++ = 0;
         index++;
         char *t = trim(item);
-        if (*t)
-            nbad += apply_item(t, index, err);
+        if (*t && apply_item(t, index, 0) == WAITS)
+            wait_for_factory(t, index);
     }
     free(copy);
-    return nbad;
 }
 
-static void check_asked(void)
+static void check_at_exit(void)
 {
+    pthread_mutex_lock(&lock);
+    applying = 1;
+    retry_waiting(1);
+    applying = 0;
+    pthread_mutex_unlock(&lock);
     for (int i = 0; i < nasked; i++)
         if (!tf_group_known(asked[i]))
             fprintf(stderr, "tf: TF_MONITORS: no loaded code declares group '%s': "
                             "nothing was traced for it\n", asked[i]);
 }
 
+/* fork: first in the runtime's lock order (applying an item registers). */
+void tf__env_fork(int phase)
+{
+    if (phase == TF_FORK_PREPARE)
+        pthread_mutex_lock(&lock);
+    else
+        pthread_mutex_unlock(&lock);
+}
+
 void tf__env_init(void)
 {
-    const char *report = secure_getenv("TF_REPORT");
-    if (report && *report)
-        report_path = strdup(report);
-    const char *monitors = secure_getenv("TF_MONITORS");
-    if (monitors) {
-        tf__env_apply(monitors, stderr);
-        atexit(check_asked);
+    if (strcmp(tf__config_get("TF_HELP"), "1") == 0) {
+        tf__config_help(stderr);
+        tf__factories_help(stderr);
     }
+    const char *monitors = tf__config_get("TF_MONITORS");
+    if (!monitors)
+        return;
+    tf__factories_on_add(factory_added);
+    pthread_mutex_lock(&lock);
+    applying = 1;
+    apply_all(monitors);
+    applying = 0;
+    pthread_mutex_unlock(&lock);
+    atexit(check_at_exit);
 }

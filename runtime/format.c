@@ -5,14 +5,12 @@
  * enums by enumerator name when known).
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 
-#include "../registry/internal.h"
+#include "internal.h"
 
 void tf__buf_put_long(tf_buf *b, const char *s, size_t n)
 {
@@ -72,17 +70,25 @@ static void put_escaped(tf_buf *b, unsigned char c)
     }
 }
 
+/* A `char *` that points to no readable byte is shown as the pointer it is;
+ * one whose bytes run into unreadable memory before a NUL, cut with "...". */
 static void put_string(tf_buf *b, const char *s)
 {
     if (!s) {
         tf__buf_puts(b, "NULL");
         return;
     }
-    size_t n = strnlen(s, TF_STR_MAX + 1);
+    char copy[TF_STR_MAX + 1];
+    int end;
+    size_t n = tf__copy_str(copy, s, sizeof copy, &end);
+    if (n == 0 && end == TF_STR_FAULT) {
+        put_hex(b, (uintptr_t)s);
+        return;
+    }
     tf__buf_put(b, "\"", 1);
     for (size_t i = 0; i < n && i < TF_STR_MAX; i++)
-        put_escaped(b, (unsigned char)s[i]);
-    tf__buf_puts(b, n > TF_STR_MAX ? "\"..." : "\"");
+        put_escaped(b, (unsigned char)copy[i]);
+    tf__buf_puts(b, end == TF_STR_NUL ? "\"" : "\"...");
 }
 
 static void put_enum(tf_buf *b, const tf_value *v)
@@ -153,45 +159,6 @@ size_t tf__buf_finish(tf_buf *b)
     size_t need = b->len;
     tf__buf_end(b);
     return need;
-}
-
-/* ---- thread names ---------------------------------------------------------------
- * Every dprint line starts with the thread's name. Asking the kernel costs a
- * syscall (prctl), which was half of a dprint line's time, so each thread
- * keeps its name and reads it again only after a rename. libtf defines
- * pthread_setname_np, which the program's calls bind to before libc's (as
- * longjmp, longjmp.c): it renames with libc's function and moves the
- * generation on, and every thread rereads its name at its next line. A thread
- * that renames itself with prctl(PR_SET_NAME) directly is not seen. */
-static unsigned long name_generation = 1;
-static TF_TLS struct {
-    unsigned long generation; /* 0: not read yet */
-    char name[16];
-} own_name;
-
-void tf__thread_name(char name[16])
-{
-    unsigned long g = __atomic_load_n(&name_generation, __ATOMIC_ACQUIRE);
-    if (own_name.generation != g) {
-        if (prctl(PR_GET_NAME, own_name.name) != 0)
-            strcpy(own_name.name, "?");
-        own_name.name[15] = 0;
-        own_name.generation = g;
-    }
-    memcpy(name, own_name.name, 16);
-}
-
-TF_API int pthread_setname_np(pthread_t thread, const char *name)
-{
-    static int (*real)(pthread_t, const char *);
-    int (*fn)(pthread_t, const char *) = __atomic_load_n(&real, __ATOMIC_RELAXED);
-    if (!fn) {
-        *(void **)&fn = dlsym(RTLD_NEXT, "pthread_setname_np");
-        __atomic_store_n(&real, fn, __ATOMIC_RELAXED);
-    }
-    int rc = fn ? fn(thread, name) : ENOSYS;
-    __atomic_add_fetch(&name_generation, 1, __ATOMIC_RELEASE);
-    return rc;
 }
 
 TF_API size_t tf_value_format(char *buf, size_t len, const tf_value *v)

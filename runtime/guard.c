@@ -6,7 +6,7 @@
  */
 #include <stdlib.h>
 
-#include "../registry/internal.h"
+#include "internal.h"
 
 TF_TLS int tf__in_monitor;
 TF_TLS uintptr_t tf__hook_sp;

@@ -1,23 +1,26 @@
 /*
  * init.c: libtf's start-up, in the order it needs: the trust snapshot first
  * (only modules present now are trusted), then environment activation.
+ * Built-in factories registered before, in constructors of priority 101
+ * (TF_ENV_FACTORY).
  * Every lock of the runtime is taken around fork, in the one order of
  * internal.h, so a child never inherits one held by a thread it lacks.
  */
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "../registry/internal.h"
-
-volatile int tf__exiting;
+#include "internal.h"
+#include "config.h"
 
 static void mark_exiting(void)
 {
-    tf__exiting = 1;
+    tf__registry_exiting();
 }
 
 static void fork_prepare(void)
 {
+    tf__env_fork(TF_FORK_PREPARE);
+    tf__factories_fork(TF_FORK_PREPARE);
     tf__registry_fork(TF_FORK_PREPARE);
     tf__permission_fork(TF_FORK_PREPARE);
     tf__dprint_fork(TF_FORK_PREPARE);
@@ -30,6 +33,8 @@ static void fork_done(int phase)
     tf__dprint_fork(phase);
     tf__permission_fork(phase);
     tf__registry_fork(phase);
+    tf__factories_fork(phase);
+    tf__env_fork(phase);
 }
 
 static void fork_parent(void)
@@ -45,6 +50,8 @@ static void fork_child(void)
 __attribute__((constructor)) static void tf_init(void)
 {
     pthread_atfork(fork_prepare, fork_parent, fork_child);
+    tf__registry_set_maker(tf__compose_create);
+    tf__config_init();
     tf__permission_init();
     tf__env_init();
     atexit(mark_exiting); /* registered last: runs first at exit */

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../registry/internal.h"
+#include "internal.h"
 
 #define TRACER_ARGS 8
 #define TRACER_STR (TF_STR_MAX + 1) /* one more than shown, so a cut still shows "..." */
@@ -111,9 +111,13 @@ static void copy_args(struct frame *f, const tf_args *args)
     for (uint32_t i = 0; i < f->nargs && i < TRACER_ARGS; i++) {
         f->args[i] = args->values[i];
         if (f->args[i].kind == TF_K_STR && f->args[i].v.s) {
-            strncpy(f->str[i], f->args[i].v.s, TRACER_STR);
-            f->str[i][TRACER_STR] = 0;
-            f->args[i].v.s = f->str[i];
+            int end;
+            size_t n = tf__copy_str(f->str[i], f->args[i].v.s, TRACER_STR, &end);
+            f->str[i][n] = 0;
+            if (end == TF_STR_FAULT && n == 0)
+                f->args[i].kind = TF_K_PTR; /* not a string: shown as the pointer it is */
+            else
+                f->args[i].v.s = f->str[i];
         }
     }
 }
@@ -205,6 +209,12 @@ TF_API tf_factory *tf_operation_tracer(void)
     return &tracer_factory;
 }
 
+static tf_factory *make_tracer(const char *name)
+{
+    return tf_operation_tracer();
+}
+TF_ENV_FACTORY(tracer, "tracer", "keeps each thread's stack of calls with their arguments", make_tracer)
+
 /* ---- rendering (async-signal-safe: no allocation, no locks, no stdio) ---------- */
 
 static void render(tf_buf *b, const struct stack *s)
@@ -246,6 +256,7 @@ static struct sigaction previous[TF_NFATAL];
 
 static void on_crash(int sig, siginfo_t *info, void *uctx)
 {
+    tf__probe_recover(sig);
     char text[8192], thread[16];
     tf_buf b = {text, sizeof text, 0};
     tf__thread_name(thread);

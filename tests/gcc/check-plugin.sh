@@ -78,6 +78,11 @@ help)
     out=$($cc -fplugin="$plugin" -fplugin-arg-tf-colour=1 -I"$inc" -c groups.c -o /dev/null 2>&1) &&
         fail "unknown option accepted"
     echo "$out" | grep -q "unknown plugin option '-fplugin-arg-tf-colour'" || fail "unknown option: $out"
+    for bad in verbose=abc verbose=3 off=yes manifest=; do
+        out=$($cc -fplugin="$plugin" -fplugin-arg-tf-$bad -I"$inc" -c groups.c -o /dev/null 2>&1) &&
+            fail "bad value accepted: $bad"
+        echo "$out" | grep -q "error: tf: plugin option '-fplugin-arg-tf-$bad' wants" || fail "$bad: $out"
+    done
     out=$($cc -fplugin="$plugin" -fplugin-arg-tf-verbose=2 -I"$inc" -c groups.c -o /dev/null 2>&1) || fail "verbose"
     echo "$out" | grep -q "tf: id 2 'read' flags 1 group 'io_read'" || fail "verbose: $out"
     echo "$out" | grep -q "tf: instrumented 'write_long' as monitor id 4" || fail "verbose: $out"

@@ -28,6 +28,16 @@ grep -q '^TF timing report' "$out/stderr.txt" || fail "TF_REPORT=- wrote nothing
 run TF_REPORT="$out/t.json" TF_TIMING_TRACE="$out/trace.json"
 python3 "$check" chrome "$out/trace.json" --tracks 2 --names wc.parse_file,wc.tokenize
 
+# The trace's ring bound is said on stderr, not only inside the file: 20002
+# parse_file calls of 4 timed calls each on the main thread, 65536 kept.
+env TF_MONITORS='app=timing' TF_REPORT="$out/m.json" TF_TIMING_TRACE="$out/many.json" "$app" many \
+  2>"$out/many.err"
+grep -q "keeps the last 65536 calls of each thread: 14472 older calls are not in it" "$out/many.err" ||
+  fail "no stderr line for the calls TF_TIMING_TRACE dropped: $(cat "$out/many.err")"
+grep -q '"dropped_events":14472' "$out/many.json" || fail "dropped_events in the trace file"
+run TF_REPORT="$out/t.json" TF_TIMING_TRACE="$out/trace.json" 2>"$out/few.err"
+! grep -q "older calls" "$out/few.err" || fail "a complete trace said it dropped calls"
+
 # A symlink is never followed: the report is refused, the program still runs.
 ln -s "$out/target" "$out/link.json"
 run TF_REPORT="$out/link.json" 2>"$out/err.txt"

@@ -3,7 +3,8 @@
  * and the parts of its monitor, then makes calls so dprint has output.
  * PROBE_END says how it ends: "abort", "segv" (a store to address 16),
  * "_exit", "fork" (a child makes a call and exits, then the parent makes
- * one), or by returning from main. */
+ * one), or by returning from main. PROBE_FACTORY=NAME publishes a factory
+ * NAME (after libtf's start-up, as a library the program links would). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,8 +26,25 @@ static void show(const char *group, tf_monitor *m)
     printf("%s\n", n ? "]" : "");
 }
 
+static const tf_monitor_ops late_ops = {.flags = TF_OPS_NO_VALUES};
+static tf_monitor *late_create(tf_factory *f, const tf_tu *tu)
+{
+    tf_monitor *m = calloc(1, sizeof *m);
+    if (m)
+        m->ops = &late_ops;
+    return m;
+}
+static tf_factory late = {"late", late_create, 0};
+static tf_factory *make_late(const char *name)
+{
+    return &late;
+}
+
 int main(void)
 {
+    const char *factory = getenv("PROBE_FACTORY");
+    if (factory && tf_env_add_factory(factory, make_late, "published by the program") != TF_OK)
+        return 3;
     tf_tu_register(&iostream_tu);
     show("io", NULL);
     show("io_read", hook_load(&holder_io_read));

@@ -14,6 +14,8 @@
 
 #include <cmocka.h>
 
+#include <tf/monitors.h>
+
 static char out[8192], err[8192];
 
 static void slurp(const char *path, char *buf, size_t len)
@@ -112,10 +114,10 @@ static void malformed_items_are_named_and_the_rest_applies(void **state)
         {"io=noop+", "tf: TF_MONITORS: item 1 'io=noop+': empty factory name\n"},
         {"io=+noop", "tf: TF_MONITORS: item 1 'io=+noop': empty factory name\n"},
         {"io=noop++tracer", "tf: TF_MONITORS: item 1 'io=noop++tracer': empty factory name\n"},
-        {"io=dprnt", "tf: TF_MONITORS: item 1 'io=dprnt': unknown factory (known: noop, "
-                     "dprint, tracer, timing) 'dprnt'\n"},
+        {"io=dprnt", "tf: TF_MONITORS: item 1 'io=dprnt': unknown factory (known: "
+                     "dprint, noop, timing, tracer) 'dprnt'\n"},
         {"io=noop=tracer", "tf: TF_MONITORS: item 1 'io=noop=tracer': unknown factory (known: "
-                           "noop, dprint, tracer, timing) 'noop=tracer'\n"},
+                           "dprint, noop, timing, tracer) 'noop=tracer'\n"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char value[128], want[512];
@@ -131,6 +133,85 @@ static void malformed_items_are_named_and_the_rest_applies(void **state)
     assert_non_null(strstr(err, "item 1 'io=x': unknown factory"));
     assert_non_null(strstr(err, "item 3 'io_write=': empty factory name"));
     assert_non_null(strstr(out, "io_read=noop[noop]\n"));
+}
+
+/* Once there were at most 8 factories an item, the rest silently dropped. */
+static void any_number_of_factories(void **state)
+{
+    assert_int_equal(probe("io_read=noop+noop+noop+noop+noop+noop+noop+noop+tracer", NULL, NULL), 0);
+    assert_string_equal(out, "io=-\nio_read=compose[noop+tracer]\nio_write=-\n");
+    assert_string_equal(err, "");
+}
+
+/* A bad value cannot write control characters to the terminal raw. */
+static void bad_values_are_shown_escaped(void **state)
+{
+    assert_int_equal(probe("io=\033[2J\n", NULL, NULL), 0);
+    assert_string_equal(err, "tf: TF_MONITORS: item 1 'io=\\x1b[2J': unknown factory (known: dprint, "
+                             "noop, timing, tracer) '\\x1b[2J'\n");
+    assert_int_equal(probe("io=noop", "TF_OUTPUT_BUFFER=\ttab'", NULL), 0);
+    assert_string_equal(err, "tf: TF_OUTPUT_BUFFER: '\\ttab'' is neither 'line' nor 'full'; "
+                             "using 'full'\n");
+}
+
+/* An unknown NAME loads libtf-NAME.so from libtf's directory, which publishes
+ * NAME; a library that is there but fails says why. */
+static void factory_library_beside_libtf(void **state)
+{
+    assert_int_equal(probe("io_read=counter+noop", NULL, NULL), 0);
+    assert_string_equal(out, "io=-\nio_read=compose[counter+noop]\nio_write=-\n");
+    assert_string_equal(err, "");
+
+    assert_int_equal(probe("io_read=broken,io_write=noop", NULL, NULL), 0);
+    assert_non_null(strstr(err, "tf: TF_MONITORS: item 1 'io_read=broken': unknown factory (known: "
+                                "dprint, noop, timing, tracer) 'broken'; "));
+    assert_non_null(strstr(err, "libtf-broken.so: undefined symbol: tf_test_symbol_nobody_defines\n"));
+    assert_non_null(strstr(out, "io_write=noop[noop]\n"));
+
+    assert_int_equal(probe("io_read=silent", NULL, NULL), 0);
+    assert_non_null(strstr(err, "unknown factory (known: dprint, noop, timing, tracer) 'silent'; "));
+    assert_non_null(strstr(err, "libtf-silent.so registered no factory 'silent'\n"));
+}
+
+/* A factory the program publishes after libtf started still serves the
+ * items that named it; one never published is reported at exit. */
+static void factory_published_later(void **state)
+{
+    assert_int_equal(probe("io_read=late+tracer,io_write=noop", "PROBE_FACTORY=late", NULL), 0);
+    assert_string_equal(out, "io=-\nio_read=compose[late+tracer]\nio_write=noop[noop]\n");
+    assert_string_equal(err, "");
+    assert_int_equal(probe("io_read=late", "PROBE_FACTORY=other", NULL), 0);
+    assert_string_equal(out, "io=-\nio_read=-\nio_write=-\n");
+    assert_string_equal(err, "tf: TF_MONITORS: item 1 'io_read=late': unknown factory (known: "
+                             "dprint, noop, other, timing, tracer) 'late'\n");
+}
+
+static tf_factory *make_nothing(const char *name)
+{
+    return NULL;
+}
+
+static void add_factory_checks_its_arguments(void **state)
+{
+    assert_int_equal(tf_env_add_factory("", make_nothing, "h"), TF_EINVAL);
+    assert_int_equal(tf_env_add_factory(NULL, make_nothing, "h"), TF_EINVAL);
+    assert_int_equal(tf_env_add_factory("a+b", make_nothing, "h"), TF_EINVAL);
+    assert_int_equal(tf_env_add_factory("../x", make_nothing, "h"), TF_EINVAL);
+    assert_int_equal(tf_env_add_factory("9lives", make_nothing, "h"), TF_EINVAL);
+    assert_int_equal(tf_env_add_factory("mine", NULL, "h"), TF_EINVAL);
+    assert_int_equal(tf_env_add_factory("dprint", make_nothing, "h"), TF_EPERM);
+    assert_int_equal(tf_env_add_factory("my-own_2", make_nothing, NULL), TF_OK);
+    assert_int_equal(tf_env_add_factory("my-own_2", make_nothing, "h"), TF_EPERM);
+}
+
+static void help_lists_variables_and_factories(void **state)
+{
+    assert_int_equal(probe(NULL, "TF_HELP=1", NULL), 0);
+    assert_non_null(strstr(err, "\n  TF_MONITORS "));
+    assert_non_null(strstr(err, "\n  TF_OUTPUT_BUFFER "));
+    assert_non_null(strstr(err, " [default: full]\n"));
+    assert_non_null(strstr(err, "\n  dprint "));
+    assert_non_null(strstr(err, "\n  tracer "));
 }
 
 static void undeclared_group_is_reported_at_exit(void **state)
@@ -245,6 +326,12 @@ int main(void)
         cmocka_unit_test(several_items_and_factories),
         cmocka_unit_test(empty_items_are_nothing),
         cmocka_unit_test(malformed_items_are_named_and_the_rest_applies),
+        cmocka_unit_test(any_number_of_factories),
+        cmocka_unit_test(bad_values_are_shown_escaped),
+        cmocka_unit_test(factory_library_beside_libtf),
+        cmocka_unit_test(factory_published_later),
+        cmocka_unit_test(add_factory_checks_its_arguments),
+        cmocka_unit_test(help_lists_variables_and_factories),
         cmocka_unit_test(undeclared_group_is_reported_at_exit),
         cmocka_unit_test(output_file_is_private_and_never_a_link),
         cmocka_unit_test(output_file_buffering),

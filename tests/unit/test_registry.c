@@ -215,6 +215,38 @@ static void groups_merge_across_tus_and_cycles_are_refused(void **state)
     tf_tu_unregister(&net_tu);
 }
 
+/* 300 groups contain one group, 70 of them (the last ones) with a factory:
+ * its holder composes all 70. Fixed arrays once kept the first 256 groups
+ * and 64 factories, silently. */
+#define NWIDE 300
+#define NFACT 70
+static tf_monitor *wide_holder;
+static const tf_tu_group wide_groups[] = {{"wide_leaf", &wide_holder}};
+static const char *const wide_sub[] = {"wide_leaf"};
+static const tf_name wide_names[] = {{"f", TF_NAME_MONITOR, 0, "wide.c", 1, 0}};
+
+static void many_containing_groups_and_factories(void **state)
+{
+    static char names[NWIDE][16];
+    static tf_group_decl decls[NWIDE];
+    static tf_factory fs[NFACT];
+    for (int i = 0; i < NWIDE; i++) {
+        snprintf(names[i], sizeof names[i], "wide_%03d", i);
+        decls[i] = (tf_group_decl){names[i], wide_sub, 1, 0};
+    }
+    static tf_tu wide_tu = {TF_TU_ABI, sizeof(tf_tu), "wide.c", "wide", 1, 1, NWIDE, 0,
+                            wide_names, wide_groups, decls};
+    tf_tu_register(&wide_tu);
+    for (int i = 0; i < NFACT; i++) {
+        fs[i] = (tf_factory){"count", counting_create, 0};
+        assert_int_equal(tf_register(names[NWIDE - NFACT + i], &fs[i]), TF_OK);
+    }
+    tf_monitor *parts[NFACT + 1];
+    assert_int_equal(tf_monitor_parts(hook_load(&wide_holder), parts, NFACT + 1), NFACT);
+    tf_clear_all();
+    tf_tu_unregister(&wide_tu);
+}
+
 static void malformed_descriptors_are_refused(void **state)
 {
     static tf_monitor *h;
@@ -311,6 +343,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(replacing_and_reusing, setup, teardown),
         cmocka_unit_test_setup_teardown(late_tu_gets_monitor_and_leaves_cleanly, setup, teardown),
         cmocka_unit_test_setup_teardown(groups_merge_across_tus_and_cycles_are_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(many_containing_groups_and_factories, setup, teardown),
         cmocka_unit_test_setup_teardown(malformed_descriptors_are_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(older_abi_is_taken, setup, teardown),
         cmocka_unit_test_setup_teardown(bad_arguments, setup, teardown),

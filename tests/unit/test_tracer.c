@@ -246,6 +246,86 @@ static void crash_handler_prints_context(void **state)
                                    "  ops.middle(n=3)\n"));
 }
 
+/* Runs fn in a child whose stderr is caught in report; returns its status. */
+static int in_child(void (*fn)(void), char *report, size_t len)
+{
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fds[1], 2);
+        alarm(10); /* a handler that loops dies of SIGALRM instead */
+        fn();
+        _exit(0);
+    }
+    close(fds[1]);
+    size_t got = 0;
+    ssize_t n;
+    while ((n = read(fds[0], report + got, len - 1 - got)) > 0)
+        got += (size_t)n;
+    report[got] = 0;
+    close(fds[0]);
+    int status;
+    waitpid(pid, &status, 0);
+    return status;
+}
+
+static int count(const char *s, const char *what)
+{
+    int n = 0;
+    for (; (s = strstr(s, what)); s++)
+        n++;
+    return n;
+}
+
+static volatile int *volatile no_memory = (volatile int *)16;
+
+static void ignore_segv(int with_siginfo)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = SIG_IGN;
+    sa.sa_flags = with_siginfo ? SA_SIGINFO : 0;
+    sigaction(SIGSEGV, &sa, NULL);
+}
+
+/* SIGSEGV ignored before the handler came: a kill is ignored (the handler
+ * stays for a later fault, reported once more), a fault is still fatal. */
+static void ignored_then_sent_then_fault(void)
+{
+    ignore_segv(0);
+    tf_operation_tracer_crash_handler();
+    raise(SIGSEGV);
+    fprintf(stderr, "still running\n");
+    *no_memory = 1;
+}
+
+/* The same, the ignoring sigaction with SA_SIGINFO set (SIG_IGN is no
+ * function to call through sa_sigaction). */
+static void ignored_with_siginfo_then_sent(void)
+{
+    ignore_segv(1);
+    tf_operation_tracer_crash_handler();
+    raise(SIGSEGV);
+    fprintf(stderr, "still running\n");
+}
+
+static void previously_ignored_signal(void **state)
+{
+    char report[8192];
+    int status = in_child(ignored_then_sent_then_fault, report, sizeof report);
+    assert_true(WIFSIGNALED(status));
+    assert_int_equal(WTERMSIG(status), SIGSEGV);
+    assert_int_equal(count(report, "tf: fatal signal 11 "), 2);
+    assert_non_null(strstr(report, "still running\n"));
+
+    status = in_child(ignored_with_siginfo_then_sent, report, sizeof report);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    assert_int_equal(count(report, "tf: fatal signal 11 "), 1);
+    assert_non_null(strstr(report, "still running\n"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -257,6 +337,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(stacks_are_per_thread, setup, teardown),
         cmocka_unit_test_setup_teardown(errno_is_kept, setup, teardown),
         cmocka_unit_test_setup_teardown(crash_handler_prints_context, setup, teardown),
+        cmocka_unit_test(previously_ignored_signal),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -32,6 +32,16 @@ size_t tf_operation_context(char *buf, size_t len);
  * installed before (with its siginfo), or die as the signal would. */
 int tf_operation_tracer_crash_handler(void);
 
+/* ---- factories TF_MONITORS can name ----------------------------------------
+ * Publishes a factory under name (letters, digits, '_' and '-'; at most 63
+ * characters) for TF_MONITORS='group=name'. make is called once, when an
+ * item first uses the name, and returns the factory, or NULL after printing
+ * why not. A library named "libtf-NAME.so" placed beside libtf is loaded
+ * when TF_MONITORS names an unknown NAME; it calls this from a constructor.
+ * Returns TF_OK, TF_EINVAL (bad name, make NULL) or TF_EPERM (name taken). */
+typedef tf_factory *(*tf_factory_maker)(const char *name);
+int tf_env_add_factory(const char *name, tf_factory_maker make, const char *help);
+
 /* A factory whose monitors forward every event to each of factories' monitors in
  * order; nested compositions are flattened and duplicates dropped. */
 tf_factory *tf_compose(tf_factory *const *factories, size_t n);

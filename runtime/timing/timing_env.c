@@ -13,10 +13,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../config.h"
 #include "timing_internal.h"
 
 static tt_manager *env_manager;
 static pthread_once_t env_once = PTHREAD_ONCE_INIT;
+#define ENV_TRACE_EVENTS 65536u /* per thread, for TF_TIMING_TRACE */
+
 static pid_t env_pid; /* the process that set the report up */
 
 static void env_write(const char *path, tf_timing_format format)
@@ -39,15 +42,31 @@ static void env_write(const char *path, tf_timing_format format)
     fclose(f);
 }
 
+/* .req.nosilentcap: the trace's ring bound is said where people look, not
+ * only inside the file. */
+static void say_dropped(const char *trace)
+{
+    tt_manager *m = (tt_manager *)env_manager;
+    pthread_mutex_lock(&m->lock);
+    uint64_t dropped = tt_dropped_events(m);
+    pthread_mutex_unlock(&m->lock);
+    if (dropped)
+        fprintf(stderr, "tf: TF_TIMING_TRACE %s keeps the last %u calls of each thread: %llu older "
+                "calls are not in it (the report counts them all; TF_MONITORS=...=record keeps "
+                "every call)\n", trace, ENV_TRACE_EVENTS, (unsigned long long)dropped);
+}
+
 static void env_at_exit(void)
 {
     int saved = errno;
     tf__in_monitor = 1; /* nothing monitored runs while we report */
-    const char *report = tf__env_report();
+    const char *report = tf__config_get("TF_REPORT");
     env_write(report ? report : "-", report ? tf_timing_format_for_path(report) : TF_TIMING_TEXT);
-    const char *trace = secure_getenv("TF_TIMING_TRACE");
-    if (trace && *trace)
+    const char *trace = tf__config_get("TF_TIMING_TRACE");
+    if (trace) {
         env_write(trace, TF_TIMING_CHROME_TRACE);
+        say_dropped(trace);
+    }
     tf__in_monitor = 0;
     errno = saved;
 }
@@ -77,14 +96,14 @@ static void env_init(void)
         return;
     env_pid = getpid();
     __atomic_store_n(&env_manager, m, __ATOMIC_RELEASE); /* fork reads it unlocked */
-    const char *trace = secure_getenv("TF_TIMING_TRACE");
-    if (trace && *trace)
-        tf_timing_event_log((tf_timing_manager *)env_manager, 1u << 16);
+    if (tf__config_get("TF_TIMING_TRACE"))
+        tf_timing_event_log((tf_timing_manager *)env_manager, ENV_TRACE_EVENTS);
     atexit(env_at_exit);
 }
 
-tf_factory *tf__timing_env_factory(void)
+static tf_factory *make_timing(const char *name)
 {
     pthread_once(&env_once, env_init);
     return env_manager ? &env_manager->factory : NULL;
 }
+TF_ENV_FACTORY(timing, "timing", "timing points, reported at exit to TF_REPORT", make_timing)

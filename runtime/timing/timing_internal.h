@@ -24,7 +24,7 @@
 
 #include <tf/timing.h>
 
-#include "../registry/internal.h"
+#include "../internal.h"
 
 #define TT_LD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define TT_ST(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
@@ -243,6 +243,7 @@ tt_log *tt_log_new(size_t cap, pid_t tid);
 void tt_log_retire(tt_manager *m, tt_log *log);       /* lock held */
 void tt_log_free_all(tt_log *log);
 int tt_write_chrome_trace(tt_manager *m, FILE *out);  /* lock held */
+uint64_t tt_dropped_events(tt_manager *m);             /* lock held: older than the rings */
 
 /* timing_report.c */
 void tt_json_string(FILE *out, const char *s);

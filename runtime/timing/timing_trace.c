@@ -106,6 +106,17 @@ static void write_log(tt_manager *m, FILE *out, const tt_log *log, int *first)
     }
 }
 
+uint64_t tt_dropped_events(tt_manager *m)
+{
+    uint64_t dropped = m->dropped_events;
+    for (tt_log *log = m->retired_logs; log; log = log->next)
+        dropped += log->written > log->cap ? log->written - log->cap : 0;
+    for (tt_thread *ts = m->threads; ts; ts = ts->next)
+        if (ts->log)
+            dropped += TT_LD(ts->log->written) > ts->log->cap ? TT_LD(ts->log->written) - ts->log->cap : 0;
+    return dropped;
+}
+
 int tt_write_chrome_trace(tt_manager *m, FILE *out)
 {
     int any = m->retired_logs != NULL;
@@ -113,12 +124,7 @@ int tt_write_chrome_trace(tt_manager *m, FILE *out)
         any = ts->log != NULL;
     if (!any)
         return TF_ENOENT;
-    uint64_t dropped = m->dropped_events;
-    for (tt_log *log = m->retired_logs; log; log = log->next)
-        dropped += log->written > log->cap ? log->written - log->cap : 0;
-    for (tt_thread *ts = m->threads; ts; ts = ts->next)
-        if (ts->log)
-            dropped += TT_LD(ts->log->written) > ts->log->cap ? TT_LD(ts->log->written) - ts->log->cap : 0;
+    uint64_t dropped = tt_dropped_events(m);
     fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"tf timing\",", out);
     fprintf(out, "\"dropped_events\":%" PRIu64 "},\n\"traceEvents\":[", dropped);
     int first = 1;

@@ -1,0 +1,37 @@
+/*
+ * manifest.h: the TU manifest (DESIGN section 5, the paper's
+ * tfannotations.properties), one writer for tf.so, tf-clang.so and tf-scan,
+ * so the two plugins' manifests of one source differ only in "compiler".
+ */
+#ifndef TF_CORE_MANIFEST_H
+#define TF_CORE_MANIFEST_H
+
+#include <string>
+#include <vector>
+
+#include "names.h"
+
+namespace tf {
+namespace core {
+
+struct manifest_group {
+    std::string name;
+    std::vector<std::string> subgroups; /* in the order written */
+    std::string file;
+    unsigned line = 0;
+};
+
+struct manifest_tu {
+    std::string compiler; /* "gcc" or "clang" */
+    std::string file;     /* main input file as given */
+    std::string tu;       /* its base name */
+    std::vector<manifest_group> groups; /* every group visible, sorted by name */
+};
+
+/* The manifest as JSON, ending in a newline. */
+std::string manifest_json(const manifest_tu &m, const name_table &names);
+
+} // namespace core
+} // namespace tf
+
+#endif

@@ -1,0 +1,50 @@
+#include "spelling.h"
+
+namespace tf {
+namespace core {
+
+bool is_identifier(const std::string &s)
+{
+    if (s.empty() || (s[0] >= '0' && s[0] <= '9'))
+        return false;
+    for (char c : s)
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
+            return false;
+    return true;
+}
+
+int tp_value(const std::string &text)
+{
+    static const char *const names[] = {"TF_TP_NONE", "TF_TP_ENTER", "TF_TP_EXIT"};
+    for (int i = 0; i < 3; i++)
+        if (text == names[i])
+            return i;
+    return -1;
+}
+
+std::string base_name(const std::string &path)
+{
+    size_t slash = path.find_last_of('/');
+    std::string b = slash == std::string::npos ? path : path.substr(slash + 1);
+    size_t dot = b.find_last_of('.');
+    if (dot != std::string::npos && dot != 0)
+        b.resize(dot);
+    return b;
+}
+
+std::string cxx_name(std::string name)
+{
+    const std::string anon = "{anonymous}";
+    for (size_t at; (at = name.find(anon)) != std::string::npos;)
+        name.replace(at, anon.size(), "(anonymous namespace)");
+    return name;
+}
+
+std::string without_parameters(const std::string &demangled)
+{
+    size_t paren = demangled.find('(');
+    return paren == std::string::npos ? demangled : demangled.substr(0, paren);
+}
+
+} // namespace core
+} // namespace tf

@@ -1,0 +1,28 @@
+/*
+ * spelling.h: names as both plugins spell them, whatever the compiler's own
+ * printer says: identifiers, timing-point types, the TU's base name, C++
+ * names, and the callees the hooks report.
+ */
+#ifndef TF_CORE_SPELLING_H
+#define TF_CORE_SPELLING_H
+
+#include <string>
+
+namespace tf {
+namespace core {
+
+/* A C identifier: group names must be (TF_GROUP pastes them). */
+bool is_identifier(const std::string &s);
+/* "TF_TP_NONE" 0, "TF_TP_ENTER" 1, "TF_TP_EXIT" 2, anything else -1. */
+int tp_value(const std::string &text);
+/* "src/io.c" -> "io": the TU's name in traces and descriptors. */
+std::string base_name(const std::string &path);
+/* GCC prints "{anonymous}", Clang "(anonymous namespace)": Clang's wins. */
+std::string cxx_name(std::string name);
+/* A demangled C++ function ("std::terminate()") without its parameters. */
+std::string without_parameters(const std::string &demangled);
+
+} // namespace core
+} // namespace tf
+
+#endif

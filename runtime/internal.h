@@ -1,0 +1,192 @@
+/*
+ * internal.h: what the runtime's modules (runtime/ and runtime/timing/)
+ * share and users never see. Everything here is hidden (libtf is built with
+ * -fvisibility=hidden); public entry points are marked TF_API. The registry
+ * is below the runtime: its offer is registry/export.h.
+ */
+#ifndef TF_RUNTIME_INTERNAL_H
+#define TF_RUNTIME_INTERNAL_H
+
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <tf/monitors.h>
+
+#include "../registry/export.h"
+
+#define TF_COLD __attribute__((cold, noinline))
+/* Thread variables read on every hook: initial-exec avoids a __tls_get_addr
+ * call per access (libtf's few bytes fit glibc's static TLS surplus even when
+ * libtf is dlopen'ed). */
+#define TF_TLS __thread __attribute__((tls_model("initial-exec")))
+
+/* ---- reentrancy guard (.req: a monitor calling monitored code must not recurse)
+ * Set while any monitor callback of this thread runs; hooks that find it set do
+ * nothing. Built-in monitors guard themselves (TF_FACTORY_NO_GUARD); user
+ * monitors are wrapped by tf__monitor_create. */
+extern TF_TLS int tf__in_monitor;
+#define TF_GUARD_BEGIN(ret)                                                    \
+    if (tf__in_monitor) return ret;                                            \
+    tf__in_monitor = 1;                                                        \
+    int tf__saved_errno = errno
+#define TF_GUARD_END()                                                         \
+    errno = tf__saved_errno;                                                   \
+    tf__in_monitor = 0
+/* The same for a built-in monitor whose common path calls nothing that can
+ * change errno (TLS, rdtsc, its own memory): saving errno costs a libc call
+ * per hook, so instead its paths that allocate, lock or call out keep errno
+ * themselves, between TF_KEEP_ERRNO and TF_RESTORE_ERRNO. */
+#define TF_GUARD_BEGIN_NOERRNO(...)                                            \
+    if (tf__in_monitor)                                                        \
+        return __VA_ARGS__;                                                    \
+    tf__in_monitor = 1
+#define TF_GUARD_END_NOERRNO() tf__in_monitor = 0
+#define TF_KEEP_ERRNO() int tf__kept_errno = errno
+#define TF_RESTORE_ERRNO() errno = tf__kept_errno
+
+/* Creates f's monitor for tu, wrapped in the guard unless f opts out. */
+tf_monitor *tf__monitor_create(tf_factory *f, const tf_tu *tu);
+tf_monitor *tf__unguard(tf_monitor *m);
+/* A plain tf_monitor with ops (for monitors that keep no state of their own). */
+tf_monitor *tf__monitor_new(const tf_monitor_ops *ops, const tf_tu *tu, tf_factory *f);
+/* A composition of the monitors of fs for tu (fs flattened, duplicates dropped). */
+tf_monitor *tf__compose_create(tf_factory *const *fs, size_t n, const tf_tu *tu);
+
+/* ---- stack positions, for per-thread stacks that must survive longjmp -------
+ * TF_CALLER_SP() (used directly inside a monitor callback) is the stack pointer
+ * of the monitored function when it called the hook: deeper frames have smaller
+ * values, so a frame recorded with sp < the sp of a later event on the same
+ * thread is dead. Wrappers between the hook and a monitor (compose, guard) set
+ * tf__hook_sp to their own caller's sp so that the value stays that of the
+ * monitored function. */
+extern TF_TLS uintptr_t tf__hook_sp;
+#define TF_FRAME_CALLER_SP() ((uintptr_t)__builtin_frame_address(0) + 2 * sizeof(void *))
+#define TF_CALLER_SP() (tf__hook_sp ? tf__hook_sp : TF_FRAME_CALLER_SP())
+
+/* libtf interposes longjmp/siglongjmp/_longjmp/__longjmp_chk: before jumping it
+ * calls every registered function with the target stack pointer, on the jumping
+ * thread; frames with sp < target_sp are being skipped. At most 8. */
+typedef void (*tf__longjmp_fn)(uintptr_t target_sp);
+void tf__on_longjmp(tf__longjmp_fn fn);
+
+/* ---- text buffers: never overflow; len keeps counting what did not fit ------
+ * Everything but floating-point values is async-signal-safe (crash handler). */
+typedef struct tf_buf {
+    char *p;
+    size_t cap;
+    size_t len;
+} tf_buf;
+void tf__buf_put_long(tf_buf *b, const char *s, size_t n);
+
+/* The pieces of a dprint line are a few bytes each: copied in line, not by a
+ * libc call per piece (that was 40% of a line's instructions). */
+static inline void tf__buf_put(tf_buf *b, const char *s, size_t n)
+{
+    if (n > 16 || b->len + n > b->cap) {
+        tf__buf_put_long(b, s, n);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        b->p[b->len + i] = s[i];
+    b->len += n;
+}
+
+/* A NUL-terminated string, scanned and copied in one pass while it fits. */
+static inline void tf__buf_puts(tf_buf *b, const char *s)
+{
+    size_t i = 0;
+    while (s[i] && b->len < b->cap)
+        b->p[b->len++] = s[i++];
+    if (s[i])
+        tf__buf_put_long(b, s + i, __builtin_strlen(s + i));
+}
+
+void tf__buf_int(tf_buf *b, int64_t v);
+void tf__buf_uint(tf_buf *b, uint64_t v);
+void tf__buf_value(tf_buf *b, const tf_value *v);
+void tf__buf_args(tf_buf *b, const tf_args *a); /* "p1=v1, p2=v2" */
+/* NUL-terminates, replacing the tail by "..." if it was cut; returns b->p. */
+char *tf__buf_end(tf_buf *b);
+/* tf__buf_end, returning the length the whole text needed (snprintf-style). */
+size_t tf__buf_finish(tf_buf *b);
+/* Longest string shown for a const char * value (DESIGN.md section 3). */
+#define TF_STR_MAX 64
+/* Copies the string at src, which may be no string at all (a `char *` holding
+ * an integer, a freed buffer), into dst without ever faulting: up to max
+ * bytes, stopping before a NUL. Returns the bytes copied; *end says why it
+ * stopped. Async-signal-safe; keeps errno. (safe_read.c) */
+enum { TF_STR_NUL, TF_STR_CUT, TF_STR_FAULT };
+size_t tf__copy_str(char *dst, const char *src, size_t max, int *end);
+/* Called first by every libtf fatal-signal handler: if this thread faulted
+ * inside tf__copy_str, resumes there instead of returning. */
+void tf__probe_recover(int sig);
+/* libc's sigaction, past libtf's own (which notes who takes SIGSEGV/SIGBUS). */
+int tf__real_sigaction(int sig, const struct sigaction *sa, struct sigaction *old);
+/* A handler for sig was installed by someone after libtf's probe handler. */
+void tf__probe_handler_changed(int sig);
+/* Strings are read under libtf's fault handler (fast) except in sanitizer
+ * builds, whose runtimes would not follow the jump out of it (safe_read.c). */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define TF_PROBE_BY_FAULT 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define TF_PROBE_BY_FAULT 0
+#endif
+#endif
+#ifndef TF_PROBE_BY_FAULT
+#define TF_PROBE_BY_FAULT 1
+#endif
+/* The calling thread's name (pthread_getname_np); async-signal-safe. */
+void tf__thread_name(char name[16]);
+
+/* ---- fork ------------------------------------------------------------------
+ * The locks are taken in one order (env, factories, registry, permission,
+ * dprint streams, timing) by runtime/init.c's one pthread_atfork handler:
+ * handlers of separate modules would run in reverse registration order and
+ * could invert the registry -> timing order that monitor creation uses. */
+void tf__dprint_fork(int phase);
+void tf__timing_fork(int phase);
+
+/* ---- environment (runtime/env.c, factories.c) ------------------------------ */
+/* The stream TF_OUTPUT names (stderr by default). */
+FILE *tf__env_output(void);
+/* Applies TF_MONITORS (once, from libtf's constructor). */
+void tf__env_init(void);
+void tf__env_fork(int phase);
+/* Built-in factories register under a name TF_MONITORS can use, from their
+ * own file (before libtf's constructor applies TF_MONITORS):
+ *   TF_ENV_FACTORY(dprint, "dprint", "one line per event to TF_OUTPUT", make);
+ * make is a tf_factory_maker, called once, on first use. */
+#define TF_ENV_FACTORY(id, name, help, make)                                   \
+    __attribute__((constructor(101))) static void tf__env_factory_##id(void)   \
+    {                                                                          \
+        tf_env_add_factory(name, make, help);                                  \
+    }
+int tf__factory_name_valid(const char *name);
+/* The factory registered (or loadable) as name, made on first use; NULL if
+ * *unknown, or if it could not be made. why: what went wrong loading it. */
+tf_factory *tf__factory_named(const char *name, int *unknown, char *why, size_t len);
+void tf__factories_known(char *buf, size_t len); /* "a, b, c", sorted */
+void tf__factories_help(FILE *out);
+/* fn runs after each tf_env_add_factory (TF_MONITORS items may wait for it). */
+void tf__factories_on_add(void (*fn)(void));
+void tf__factories_fork(int phase);
+/* Fatal signals (fatal.c): SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT. A libtf
+ * handler catches them all with tf__catch_fatal (nonzero if sigaction
+ * failed) and, when done, hands the signal on with tf__fatal_pass_on. */
+#define TF_NFATAL 5
+extern const int tf__fatal_signals[TF_NFATAL];
+int tf__catch_fatal(void (*fn)(int, siginfo_t *, void *), struct sigaction previous[TF_NFATAL]);
+void tf__fatal_pass_on(int sig, siginfo_t *info, void *uctx, const struct sigaction previous[TF_NFATAL]);
+void tf__pass_on(int sig, siginfo_t *info, void *uctx, const struct sigaction *previous);
+
+/* out is fully buffered by libtf (TF_OUTPUT): dprint flushes it every 100 ms
+ * of tracing and on a fatal signal. */
+void tf__dprint_buffered(FILE *out);
+/* Opens path for writing as TF does for every file it creates: O_NOFOLLOW,
+ * mode 0600, truncated. NULL and errno on failure. */
+FILE *tf__create_file(const char *path);
+
+#endif

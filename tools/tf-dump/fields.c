@@ -1,0 +1,260 @@
+/*
+ * fields.c: a tf:* event's payload and contexts as a td_event. Values become
+ * tf_values so that libtf's own formatter (tf_value_format) prints them
+ * exactly as dprint does: integers by signedness, a base-16 integer as a
+ * pointer (0: NULL), an enumeration by its label (bool is the enumeration
+ * false/true), floating point, strings, and anything compound as {...}.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fields.h"
+
+static const char *const known[][4] = {
+    [TD_ENTER] = {"func", NULL},
+    [TD_EXIT] = {"func", "result", NULL},
+    [TD_INFO] = {"func", "info", NULL},
+    [TD_EXCEPTION] = {"func", "kind", "type", NULL},
+};
+
+void td_fields_init(td_fields *f, td_kind kind)
+{
+    memset(f, 0, sizeof *f);
+    f->e.kind = kind;
+    f->e.pid = f->e.tid = -1;
+    f->e.thread = "?";
+    f->e.func = "?";
+}
+
+void td_fields_free(td_fields *f)
+{
+    free(f->args);
+    free(f->values);
+}
+
+static const char *enum_label(const bt_field *fld)
+{
+    bt_field_class_type t = bt_field_get_class_type(fld);
+    bt_field_class_enumeration_mapping_label_array labels;
+    uint64_t n = 0;
+    if (t == BT_FIELD_CLASS_TYPE_UNSIGNED_ENUMERATION)
+        bt_field_enumeration_unsigned_get_mapping_labels(fld, &labels, &n);
+    else
+        bt_field_enumeration_signed_get_mapping_labels(fld, &labels, &n);
+    return n ? labels[0] : NULL;
+}
+
+static int display_hex(const bt_field *fld)
+{
+    return bt_field_class_integer_get_preferred_display_base(bt_field_borrow_class_const(fld)) ==
+           BT_FIELD_CLASS_INTEGER_PREFERRED_DISPLAY_BASE_HEXADECIMAL;
+}
+
+/* A variant or an option stands for what it holds. */
+static const bt_field *selected(const bt_field *fld)
+{
+    while (fld) {
+        if (bt_field_class_type_is(bt_field_get_class_type(fld), BT_FIELD_CLASS_TYPE_VARIANT))
+            fld = bt_field_variant_borrow_selected_option_field_const(fld);
+        else if (bt_field_class_type_is(bt_field_get_class_type(fld), BT_FIELD_CLASS_TYPE_OPTION))
+            fld = bt_field_option_borrow_field_const(fld);
+        else
+            break;
+    }
+    return fld;
+}
+
+static void value_of(td_slot *s, const bt_field *fld, const char *name)
+{
+    tf_value *v = &s->v;
+    memset(s, 0, sizeof *s);
+    v->name = name;
+    fld = selected(fld);
+    bt_field_class_type t = fld ? bt_field_get_class_type(fld) : BT_FIELD_CLASS_TYPE_OPTION;
+    if (!fld) {
+        v->kind = TF_K_PTR; /* an empty option: a NULL string or pointer */
+    } else if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_ENUMERATION)) {
+        v->kind = TF_K_ENUM;
+        int sign = bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER);
+        v->v.i = sign ? bt_field_integer_signed_get_value(fld)
+                      : (int64_t)bt_field_integer_unsigned_get_value(fld);
+        s->item.value = v->v.i;
+        s->item.name = enum_label(fld);
+        s->type.count = s->item.name ? 1 : 0;
+        s->type.items = &s->item;
+        v->type = &s->type;
+    } else if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER)) {
+        v->kind = TF_K_INT;
+        v->v.i = bt_field_integer_signed_get_value(fld);
+    } else if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER)) {
+        v->kind = display_hex(fld) ? TF_K_PTR : TF_K_UINT;
+        v->v.u = bt_field_integer_unsigned_get_value(fld);
+    } else if (t == BT_FIELD_CLASS_TYPE_BOOL) {
+        v->kind = TF_K_BOOL;
+        v->v.u = bt_field_bool_get_value(fld);
+    } else if (t == BT_FIELD_CLASS_TYPE_SINGLE_PRECISION_REAL) {
+        v->kind = TF_K_FLOAT;
+        v->v.d = bt_field_real_single_precision_get_value(fld);
+    } else if (t == BT_FIELD_CLASS_TYPE_DOUBLE_PRECISION_REAL) {
+        v->kind = TF_K_FLOAT;
+        v->v.d = bt_field_real_double_precision_get_value(fld);
+    } else if (t == BT_FIELD_CLASS_TYPE_STRING) {
+        v->kind = TF_K_STR;
+        v->v.s = bt_field_string_get_value(fld);
+    } else {
+        v->kind = TF_K_STRUCT;
+    }
+}
+
+static const char *text_of(const bt_field *fld)
+{
+    fld = selected(fld);
+    if (fld && bt_field_get_class_type(fld) == BT_FIELD_CLASS_TYPE_STRING)
+        return bt_field_string_get_value(fld);
+    if (fld && bt_field_class_type_is(bt_field_get_class_type(fld), BT_FIELD_CLASS_TYPE_ENUMERATION))
+        return enum_label(fld);
+    return NULL;
+}
+
+static int is_known(td_kind kind, const char *name)
+{
+    for (int i = 0; known[kind][i]; i++)
+        if (strcmp(known[kind][i], name) == 0)
+            return 1;
+    return 0;
+}
+
+static void add_arg(td_fields *f, const bt_field *fld, const char *name)
+{
+    if (f->e.nargs == f->cap) {
+        uint32_t cap = f->cap ? 2 * f->cap : 8;
+        td_slot *a = realloc(f->args, cap * sizeof *a);
+        if (!a)
+            return; /* out of memory: the value is left out, the event still shown */
+        f->args = a;
+        f->cap = cap;
+    }
+    value_of(&f->args[f->e.nargs++], fld, name);
+}
+
+static int64_t as_int(const bt_field *fld)
+{
+    bt_field_class_type t = bt_field_get_class_type(fld);
+    if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
+        return bt_field_integer_signed_get_value(fld);
+    if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
+        return (int64_t)bt_field_integer_unsigned_get_value(fld);
+    return -1;
+}
+
+static void member(td_fields *f, const bt_field *fld, const char *name)
+{
+    td_event *e = &f->e;
+    if (strcmp(name, "func") == 0) {
+        const char *t = text_of(fld);
+        if (!t && bt_field_class_type_is(bt_field_get_class_type(fld), BT_FIELD_CLASS_TYPE_INTEGER)) {
+            snprintf(f->func_num, sizeof f->func_num, "%lld", (long long)as_int(fld));
+            t = f->func_num;
+        }
+        e->func = t ? t : "?";
+    } else if (e->kind == TD_INFO && strcmp(name, "info") == 0) {
+        e->info = text_of(fld);
+    } else if (e->kind == TD_EXCEPTION && strcmp(name, "kind") == 0) {
+        e->exc_kind = text_of(fld);
+    } else if (e->kind == TD_EXCEPTION && strcmp(name, "type") == 0) {
+        e->exc_type = text_of(fld);
+    } else if (e->kind == TD_EXIT && strcmp(name, "result") == 0) {
+        if (f->lttng) {
+            e->result_text = text_of(fld);
+        } else {
+            value_of(&f->result, fld, NULL);
+            e->result = &f->result.v;
+        }
+    } else if (f->lttng && e->kind != TD_EXIT && strcmp(name, "args") == 0) {
+        e->args_text = text_of(fld);
+    } else if (!is_known(e->kind, name) && e->kind != TD_EXCEPTION) {
+        add_arg(f, fld, name);
+    }
+}
+
+static void payload(td_fields *f, const bt_field *p)
+{
+    if (!p || bt_field_get_class_type(p) != BT_FIELD_CLASS_TYPE_STRUCTURE)
+        return;
+    const bt_field_class *c = bt_field_borrow_class_const(p);
+    uint64_t n = bt_field_class_structure_get_member_count(c);
+    for (uint64_t i = 0; i < n; i++) {
+        const char *name = bt_field_class_structure_member_get_name(
+            bt_field_class_structure_borrow_member_by_index_const(c, i));
+        member(f, bt_field_structure_borrow_member_field_by_index_const(p, i), name);
+    }
+    if (f->e.nargs && (f->values = malloc(f->e.nargs * sizeof *f->values))) {
+        for (uint32_t i = 0; i < f->e.nargs; i++)
+            f->values[i] = f->args[i].v;
+        f->e.args = f->values;
+    }
+}
+
+/* ---- who: thread, pid ------------------------------------------------------ */
+static const bt_field *find(const bt_field *s, const char *const *names)
+{
+    for (; s && *names; names++) {
+        const bt_field *m = bt_field_structure_borrow_member_field_by_name_const(s, *names);
+        if (m)
+            return m;
+    }
+    return NULL;
+}
+
+static void who_from(td_fields *f, const bt_field *scope)
+{
+    static const char *const tids[] = {"vtid", "tid", NULL};
+    static const char *const pids[] = {"vpid", "pid", NULL};
+    static const char *const names[] = {"procname", "thread", "thread_name", NULL};
+    if (!scope || bt_field_get_class_type(scope) != BT_FIELD_CLASS_TYPE_STRUCTURE)
+        return;
+    const bt_field *m;
+    if (f->e.tid < 0 && (m = find(scope, tids)))
+        f->e.tid = as_int(m);
+    if (f->e.pid < 0 && (m = find(scope, pids)))
+        f->e.pid = as_int(m);
+    const char *name;
+    if (strcmp(f->e.thread, "?") == 0 && (m = find(scope, names)) && (name = text_of(m)))
+        f->e.thread = name;
+}
+
+static void who_from_env(td_fields *f, const bt_trace *trace)
+{
+    const bt_value *v;
+    if (f->e.pid < 0 && (v = bt_trace_borrow_environment_entry_value_by_name_const(trace, "vpid")) &&
+        bt_value_is_signed_integer(v))
+        f->e.pid = bt_value_integer_signed_get(v);
+    if (strcmp(f->e.thread, "?") == 0 &&
+        (v = bt_trace_borrow_environment_entry_value_by_name_const(trace, "procname")) &&
+        bt_value_is_string(v))
+        f->e.thread = bt_value_string_get(v);
+}
+
+static int is_lttng(const bt_trace *trace)
+{
+    const bt_value *v = bt_trace_borrow_environment_entry_value_by_name_const(trace, "tracer_name");
+    return v && bt_value_is_string(v) && strncmp(bt_value_string_get(v), "lttng", 5) == 0;
+}
+
+void td_fields_of_event(td_fields *f, const bt_event *ev)
+{
+    const bt_stream *stream = bt_event_borrow_stream_const(ev);
+    const bt_trace *trace = bt_stream_borrow_trace_const(stream);
+    const bt_packet *packet = bt_event_borrow_packet_const(ev);
+    f->lttng = is_lttng(trace);
+    who_from(f, bt_event_borrow_common_context_field_const(ev));
+    who_from(f, bt_event_borrow_specific_context_field_const(ev));
+    if (packet)
+        who_from(f, bt_packet_borrow_context_field_const(packet));
+    who_from_env(f, trace);
+    if (strcmp(f->e.thread, "?") == 0 && f->e.tid >= 0) {
+        snprintf(f->tid_text, sizeof f->tid_text, "%lld", (long long)f->e.tid);
+        f->e.thread = f->tid_text;
+    }
+    payload(f, bt_event_borrow_payload_field_const(ev));
+}
