@@ -20,12 +20,14 @@
 #include "clang/AST/Expr.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/AST/StmtCXX.h"
 #include "clang/Basic/FileManager.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Basic/Builtins.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Sema/Sema.h"
 #include "compat.h"
+#include "policy.h"
 #include "spelling.h"
 #include "llvm/ADT/APFloat.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -173,7 +175,13 @@ class InfoUseChecker : public RecursiveASTVisitor<InfoUseChecker> {
   bool VisitCallExpr(CallExpr *call) {
     const FunctionDecl *callee = call->getDirectCallee();
     if (!callee || !isInfo(callee)) return true;
-    directCallees.insert(call->getCallee()->IgnoreParenImpCasts());
+    // `(*info)(x)` and `(&info)(x)` are direct calls too, as in GCC.
+    const Expr *e = call->getCallee()->IgnoreParenImpCasts();
+    while (const auto *u = dyn_cast<UnaryOperator>(e)) {
+      if (u->getOpcode() != UO_Deref && u->getOpcode() != UO_AddrOf) break;
+      e = u->getSubExpr()->IgnoreParenImpCasts();
+    }
+    directCallees.insert(e);
     if (current && monitored.count(current->getCanonicalDecl())) return true;
     std::string where = current ? "'" + declName(current) + "'" : "code outside any function";
     report(diags, call->getBeginLoc(), "info function '" + declName(callee) + "' is called from " + where +
@@ -258,6 +266,7 @@ class Consumer : public ASTConsumer {
  private:
   void handleDecl(Decl *d) {
     if (auto *fd = dyn_cast<FunctionDecl>(d)) return handleFunction(fd);
+    if (auto *v = dyn_cast<VarDecl>(d)) return handleLambdasIn(v->getInit());
     if (isa<NamespaceDecl>(d) || isa<LinkageSpecDecl>(d) || isa<ExportDecl>(d) ||
         (isa<CXXRecordDecl>(d) && !cast<CXXRecordDecl>(d)->isDependentContext()))
       for (Decl *inner : cast<DeclContext>(d)->decls()) handleDecl(inner);
@@ -267,6 +276,8 @@ class Consumer : public ASTConsumer {
   // ("ns::stack::push", "twice<int>"), as the GCC plugin names it.
   std::string defaultName(const FunctionDecl *fd) {
     if (!ctx->getLangOpts().CPlusPlus) return fd->getNameAsString();
+    if (const auto *md = dyn_cast<CXXMethodDecl>(fd); md && md->getParent()->isLambda())
+      return lambdaName(md->getParent());
     std::string name = fd->getQualifiedNameAsString();
     if (const TemplateArgumentList *args = fd->getTemplateSpecializationArgs()) {
       llvm::raw_string_ostream os(name);
@@ -276,7 +287,46 @@ class Consumer : public ASTConsumer {
     return name;
   }
 
+  std::string lambdaName(const CXXRecordDecl *closure) {
+    const SourceManager &sm = ctx->getSourceManager();
+    PresumedLoc p = sm.getPresumedLoc(sm.getExpansionLoc(closure->getLocation()));
+    std::string scope;
+    const DeclContext *dc = closure->getDeclContext();
+    if (const auto *outer = dyn_cast<FunctionDecl>(dc))
+      scope = defaultName(outer);
+    else if (const auto *nd = dyn_cast<NamedDecl>(dc))
+      scope = nd->getQualifiedNameAsString();
+    return core::lambda_name(scope, p.isValid() ? p.getLine() : 0, p.isValid() ? p.getColumn() : 0);
+  }
+
+  // Lambdas are no top-level declarations: their call operators are found
+  // in the bodies and initializers that hold them (nested ones too).
+  struct LambdaFinder : RecursiveASTVisitor<LambdaFinder> {
+    std::vector<CXXMethodDecl *> found;
+    bool VisitLambdaExpr(LambdaExpr *e) {
+      found.push_back(e->getCallOperator());
+      return true;
+    }
+  };
+  void handleLambdasIn(Stmt *code) {
+    if (!code || !ctx->getLangOpts().CPlusPlus) return;
+    LambdaFinder finder;
+    finder.TraverseStmt(code);
+    for (CXXMethodDecl *op : finder.found) handleFunction(op);
+  }
+
+  // An alias or ifunc written in the source has no body of its own.
+  void warnMonitoredAlias(FunctionDecl *fd) {
+    const FnAttrs *a = s.attrsOf(fd);
+    if (!a || a->group.empty() || !(fd->hasAttr<AliasAttr>() || fd->hasAttr<IFuncAttr>())) return;
+    core::skip why = fd->hasAttr<IFuncAttr>() ? core::skip::ifunc : core::skip::alias;
+    report(ctx->getDiagnostics(), fd->getLocation(),
+           "'" + declName(fd) + "' is not instrumented: " + core::skip_reason(why), 1);
+  }
+
   void handleFunction(FunctionDecl *fd) {
+    warnMonitoredAlias(fd);
+    if (fd->doesThisDeclarationHaveABody() && !fd->isDependentContext()) handleLambdasIn(fd->getBody());
     if (!fd->doesThisDeclarationHaveABody() || fd->isImplicit() || !done.insert(fd).second) return;
     const SourceManager &sm = ctx->getSourceManager();
     DiagnosticsEngine &diags = ctx->getDiagnostics();
@@ -297,6 +347,9 @@ class Consumer : public ASTConsumer {
       fromRules = !group.empty();
     }
     if (group.empty() && tp < 0) return;
+    if (!group.empty() && (fd->hasAttr<ConstructorAttr>() || fd->hasAttr<DestructorAttr>()))
+      report(diags, fd->getLocation(),
+             "'" + declName(fd) + "' " + core::run_at_load_text(fd->hasAttr<DestructorAttr>()), 1);
     if (fd->hasAttr<NakedAttr>()) {
       report(diags, fd->getLocation(), "'" + declName(fd) + "' is 'naked': it has no frame to add hooks to");
       return;
@@ -319,7 +372,7 @@ class Consumer : public ASTConsumer {
     f.tracingName = a && !a->tracingName.empty() ? a->tracingName : defaultName(fd);
     f.function = defaultName(fd);
     f.defined = true;
-    if (const auto *md = dyn_cast<CXXMethodDecl>(fd); md && md->isInstance()) {
+    if (const auto *md = dyn_cast<CXXMethodDecl>(fd); md && md->isInstance() && !md->getParent()->isLambda()) {
       ValueDesc self;
       self.name = "this", self.kind = core::TF_K_PTR, self.load = L_ADDR;
       self.size = unsigned(ctx->getTypeSizeInChars(ctx->VoidPtrTy).getQuantity());
@@ -429,8 +482,8 @@ class Consumer : public ASTConsumer {
       body = TF_COMPOUND_CREATE(c, only, whole->getBeginLoc(), whole->getEndLoc());
     }
     if (!body) {
-      report(c.getDiagnostics(), fd->getLocation(), "'" + declName(fd) + "' is not instrumented: its body is a "
-                                                        "constructor's function-try-block or a coroutine", 1);
+      core::skip why = isa<CoroutineBodyStmt>(whole) ? core::skip::coroutine : core::skip::ctor_try_block;
+      report(c.getDiagnostics(), fd->getLocation(), "'" + declName(fd) + "' is not instrumented: " + core::skip_reason(why), 1);
       return;
     }
     SourceLocation loc = body->getLBracLoc();
@@ -445,7 +498,7 @@ class Consumer : public ASTConsumer {
                                             nullptr, VK_PRValue, FPOptionsOverride()));
     const FnDesc &f = s.model->functions[key];
     size_t pi = 0;
-    if (const auto *md = dyn_cast<CXXMethodDecl>(fd); md && md->isInstance())
+    if (const auto *md = dyn_cast<CXXMethodDecl>(fd); md && md->isInstance() && !md->getParent()->isLambda())
       args.push_back(TF_THIS_EXPR(c, loc, md->getThisType())), pi++;
     for (ParmVarDecl *p : fd->parameters()) {
       const ValueDesc &v = f.params[pi++];

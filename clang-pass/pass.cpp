@@ -28,6 +28,7 @@
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 #include "model.h"
 #include "policy.h"
+#include "version.h"
 #include "spelling.h"
 
 using namespace llvm;
@@ -140,6 +141,18 @@ class Instrumenter {
     c->removeFnAttr(Attribute::InlineHint);
     c->addFnAttr(Attribute::NoInline);
     c->addFnAttr(Attribute::Cold);
+    // -finstrument-functions: f's own entry and exit already cover a traced
+    // call (they are added around f, fast path included, after this pass).
+    for (const char *a : {"instrument-function-entry", "instrument-function-exit",
+                          "instrument-function-entry-inlined", "instrument-function-exit-inlined"})
+      c->removeFnAttr(a);
+    // -fsanitize=function: f's prologue data (its signature for checked
+    // indirect calls; prefix data or metadata in other LLVMs) holds an offset
+    // from f; copied onto the clone, which lives in another section when
+    // cold, it is unrepresentable. Only f is ever called indirectly.
+    c->setPrologueData(nullptr);
+    c->setPrefixData(nullptr);
+    c->setMetadata("func_sanitize", nullptr);
     Argument *mm = c->getArg(f->arg_size());
     mm->setName("tf.mm");
     mm->addAttr(Attribute::NonNull);  // f calls the clone only with a monitor: no `if (mm)` left in it
@@ -341,7 +354,7 @@ class Instrumenter {
     Constant *init = ConstantStruct::get(
         tuTy, {u32(TF_TU_ABI), u32(core::size_tf_tu), str(tu.file), str(tu.base), u32(names.size()), u32(groups.size()),
                u32(decls.size()), u32(0), array("__tf_names", nameTy, names),
-               array("__tf_groups", groupTy, groups), array("__tf_decls", declTy, decls)});
+               array("__tf_groups", groupTy, groups), array("__tf_decls", declTy, decls), str(core::tf_version)});
     auto *tuVar = new GlobalVariable(m, tuTy, false, GlobalValue::InternalLinkage, init, "__tf_tu");
     tuVar->setAlignment(Align(8));
     appendToGlobalCtors(m, registrar("__tf_ctor", "tf_tu_register", tuVar), 65535);
@@ -353,8 +366,16 @@ class Instrumenter {
     auto *f = llvm::Function::Create(fty, GlobalValue::InternalLinkage, name, m);
     f->addFnAttr(Attribute::NoUnwind);
     IRBuilder<> b(BasicBlock::Create(ctx, "entry", f));
+    // Weak (code-shape.md section 6): without libtf the object still links,
+    // the function's address is null and the TU runs untraced.
     FunctionCallee reg = m.getOrInsertFunction(callee, Type::getVoidTy(ctx), i8p);
+    cast<llvm::Function>(reg.getCallee()->stripPointerCasts())->setLinkage(GlobalValue::ExternalWeakLinkage);
+    BasicBlock *call = BasicBlock::Create(ctx, "linked", f), *done = BasicBlock::Create(ctx, "done", f);
+    b.CreateCondBr(b.CreateIsNotNull(reg.getCallee()), call, done);
+    b.SetInsertPoint(call);
     b.CreateCall(reg, {ptr(tuVar)});
+    b.CreateBr(done);
+    b.SetInsertPoint(done);
     b.CreateRetVoid();
     return f;
   }

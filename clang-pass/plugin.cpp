@@ -12,7 +12,9 @@
 #include <dlfcn.h>
 
 #include "analysis.h"
+#include "version.h"
 #include "clang/Basic/Diagnostic.h"
+#include "clang/Basic/Version.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendPluginRegistry.h"
 #include "clang/Lex/Preprocessor.h"
@@ -63,6 +65,7 @@ class Action : public PluginASTAction {
       if (!err.empty()) d.Report(d.getCustomDiagID(DiagnosticsEngine::Error, "tf: %0")) << err;
     }
     setVerboseLevel(o.verbose);
+    if (o.verbose) report(d, SourceLocation(), core::version_banner("tf-clang.so", "Clang " CLANG_VERSION_STRING), 3);
     return true;
   }
 

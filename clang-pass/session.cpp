@@ -10,6 +10,7 @@
 #include "clang/Frontend/CompilerInstance.h"
 #include "compat.h"
 #include "groups.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 using namespace clang;
 
@@ -125,17 +126,16 @@ void declareGroup(DiagnosticsEngine &d, const SourceManager &sm, Session &s, Gro
 bool loadRules(CompilerInstance &ci, Session &s) {
   const std::string &path = s.opts.rules;
   DiagnosticsEngine &diags = ci.getDiagnostics();
-  auto file = ci.getFileManager().getFileRef(path);
-  if (!file) {
-    llvm::consumeError(file.takeError());
-    diags.Report(diags.getCustomDiagID(DiagnosticsEngine::Error, "TF rules file '%0' cannot be read"))
-        << path;
+  std::string text, why;
+  // plugin-core reads it (a FIFO or directory is refused, never read); the
+  // SourceManager gets a copy, so errors quote the line under its path.
+  if (!core::rules::read(path, text, why)) {
+    report(diags, SourceLocation(), why);
     return false;
   }
   SourceManager &sm = ci.getSourceManager();
-  FileID fid = sm.createFileID(*file, SourceLocation(), SrcMgr::C_User);
+  FileID fid = sm.createFileID(llvm::MemoryBuffer::getMemBufferCopy(text, path), SrcMgr::C_User);
   std::vector<core::rule_error> errors;
-  std::string text = sm.getBufferData(fid).str();
   bool ok = s.rules.parse(text, errors);
   for (const core::rule_error &e : errors)
     report(diags, sm.translateLineCol(fid, e.line, e.column), "tf: rules: " + e.message);

@@ -1,6 +1,7 @@
 # What `cmake --install build --prefix P` installs (DESIGN.md section 12):
 #   P/include/tf/*.h                 the public headers
-#   P/lib/libtf.so*, P/lib/libtf.a   the runtime, shared and static
+#   P/lib/libtf.so*, P/lib/libtf.a   the runtime, shared and static; libtf.so
+#                                    is a linker script (TFAnchor.cmake)
 #   P/lib/tf/tf.so, tf-clang.so      the plugins: -fplugin=P/lib/tf/tf.so
 #   P/bin/tf-cc, tf-c++, tf-scan...  the tools (tools/*: each installs itself)
 #   P/lib/cmake/TF/                  find_package(TF): TF::tf, tf_instrument()
@@ -15,8 +16,11 @@ if(TARGET tf_static)
   list(APPEND tf_libraries tf_static)
 endif()
 install(TARGETS ${tf_libraries} EXPORT TFTargets
-        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} NAMELINK_SKIP
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+# -ltf: the linker script and its anchor of TFAnchor.cmake, not a link.
+install(FILES ${tf_ld_script} DESTINATION ${CMAKE_INSTALL_LIBDIR} RENAME libtf.so)
+install(FILES $<TARGET_OBJECTS:tf_anchor> DESTINATION ${CMAKE_INSTALL_LIBDIR} RENAME libtf-anchor.o)
 install(DIRECTORY attrs/include/tf DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
 # The plugins, exported as TF::gcc_plugin and TF::clang_plugin with the

@@ -112,9 +112,12 @@ function(tf_instrument target)
   elseif(missing)
     message(WARNING "tf_instrument(${target}): ${missing}; those sources are built untraced")
   endif()
+  # The generated code refers to libtf weakly (docs/code-shape.md section 6):
+  # pull libtf.a's registry in, keep libtf.so under --as-needed.
   if(TFI_STATIC)
+    target_link_options(${target} PRIVATE "LINKER:--undefined=tf_tu_register")
     target_link_libraries(${target} PRIVATE TF::tf_static)
   else()
-    target_link_libraries(${target} PRIVATE TF::tf)
+    target_link_libraries(${target} PRIVATE "-Wl,--push-state,--no-as-needed" TF::tf "-Wl,--pop-state")
   endif()
 endfunction()

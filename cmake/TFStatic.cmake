@@ -6,16 +6,32 @@
 if(NOT TF_SANITIZE STREQUAL "")
   return()
 endif()
+#
+# The archive holds ONE object, all of libtf linked with `ld -r`: a linker
+# takes a member of an archive only for a symbol it defines that is still
+# undefined, and nothing outside libtf names the modules that only run
+# constructors (TF_MONITORS at start, the factories registering themselves).
+# As one object, whatever pulls libtf in pulls all of it.
 get_target_property(tf_sources tf SOURCES)
-add_library(tf_static STATIC ${tf_sources})
-add_library(TF::tf_static ALIAS tf_static)
-foreach(prop INCLUDE_DIRECTORIES INTERFACE_INCLUDE_DIRECTORIES COMPILE_OPTIONS COMPILE_DEFINITIONS)
+add_library(tf_static_objects OBJECT ${tf_sources})
+foreach(prop INCLUDE_DIRECTORIES COMPILE_OPTIONS COMPILE_DEFINITIONS)
   get_target_property(value tf ${prop})
   if(value)
-    set_property(TARGET tf_static PROPERTY ${prop} "${value}")
+    set_property(TARGET tf_static_objects PROPERTY ${prop} "${value}")
   endif()
 endforeach()
+# PIC: libtf.a may go into a user's shared library.
+set_target_properties(tf_static_objects PROPERTIES POSITION_INDEPENDENT_CODE ON)
+set(tf_whole ${CMAKE_CURRENT_BINARY_DIR}/libtf-whole.o)
+add_custom_command(OUTPUT ${tf_whole}
+  COMMAND ${CMAKE_LINKER} -r -o ${tf_whole} $<TARGET_OBJECTS:tf_static_objects>
+  DEPENDS tf_static_objects $<TARGET_OBJECTS:tf_static_objects>
+  COMMAND_EXPAND_LISTS VERBATIM
+  COMMENT "Linking libtf's objects into one for libtf.a")
+add_library(tf_static STATIC ${tf_whole})
+add_library(TF::tf_static ALIAS tf_static)
+get_target_property(value tf INTERFACE_INCLUDE_DIRECTORIES)
+set_property(TARGET tf_static PROPERTY INTERFACE_INCLUDE_DIRECTORIES "${value}")
 get_target_property(tf_libraries tf LINK_LIBRARIES)
 target_link_libraries(tf_static PRIVATE ${tf_libraries}) # exported as link-only
-# PIC: libtf.a may go into a user's shared library.
-set_target_properties(tf_static PROPERTIES OUTPUT_NAME tf POSITION_INDEPENDENT_CODE ON)
+set_target_properties(tf_static PROPERTIES OUTPUT_NAME tf LINKER_LANGUAGE C)

@@ -237,12 +237,23 @@ static tree decls_table(void)
     return items.empty() ? null_pointer_node : static_array("__tf_decls", type, items);
 }
 
+/* Declared weak (code-shape.md section 6): an object linked without libtf
+ * still links, and runs untraced. */
 static tree runtime_fn(const char *name)
 {
     tree type = build_function_type_list(void_type_node, ptr_type_node, NULL_TREE);
     tree fn = build_fn_decl(name, type);
     TREE_NOTHROW(fn) = 1;
+    declare_weak(fn);
     return fn;
+}
+
+/* if (&fn) fn(tu); a weak function left undefined has address 0. */
+static tree call_if_linked(const char *name, tree tu_addr)
+{
+    tree fn = runtime_fn(name);
+    tree linked = fold_build2(NE_EXPR, boolean_type_node, build_fold_addr_expr(fn), null_pointer_node);
+    return build3(COND_EXPR, void_type_node, linked, build_call_expr(fn, 1, tu_addr), NULL_TREE);
 }
 
 static tree tu_desc;
@@ -287,8 +298,8 @@ static void emit_cdtors(tree tu_addr)
 {
     function *saved_fun = cfun;
     tree saved_decl = current_function_decl;
-    make_cdtor("__tf_ctor", true, build_call_expr(runtime_fn("tf_tu_register"), 1, tu_addr));
-    make_cdtor("__tf_dtor", false, build_call_expr(runtime_fn("tf_tu_unregister"), 1, tu_addr));
+    make_cdtor("__tf_ctor", true, call_if_linked("tf_tu_register", tu_addr));
+    make_cdtor("__tf_dtor", false, call_if_linked("tf_tu_unregister", tu_addr));
     set_cfun(saved_fun);
     current_function_decl = saved_decl;
 }
@@ -306,7 +317,8 @@ void abi_emit_data(void)
                                abi_string(main_input_filename), abi_string(tu_base_name()),
                                uint_cst(u32(), t.names.size()), uint_cst(u32(), t.used_groups.size()),
                                uint_cst(u32(), groups.size()),
-                               uint_cst(u32(), 0), names_table(), groups_table(), decls_table()});
+                               uint_cst(u32(), 0), names_table(), groups_table(), decls_table(),
+                               abi_string(core::tf_version)});
     tu_desc = make_static("__tf_tu", type, init, false);
     emit_cdtors(build_fold_addr_expr(tu_desc));
     if (opts.verbose)

@@ -235,10 +235,58 @@ static void instrument_body(fn_ctx *c, gbind *outer)
     gimple_seq_add_stmt(body, t);
 }
 
+/* Is seq a lone call the compiler added for -fsanitize=thread (the
+ * function's TSan exit) or -finstrument-functions (its exit hook)? */
+static bool wrapper_cleanup(gimple_seq seq, bool profile)
+{
+    gimple *s = gimple_seq_last_stmt(seq);
+    if (!s || !is_gimple_call(s))
+        return false;
+    if (gimple_call_internal_p(s))
+        return gimple_call_internal_fn(s) == IFN_TSAN_FUNC_EXIT;
+    tree fn = gimple_call_fndecl(s);
+    return profile && fn && fndecl_built_in_p(fn, BUILT_IN_PROFILE_FUNC_EXIT);
+}
+
+/* Where the function's own body starts inside what the gimplifier wrapped
+ * around it: `try { body } finally { TSan exit }` (and with profile, also
+ * `enter(); try { body } finally { exit(); }` of -finstrument-functions).
+ * The fast path's early return must stay inside the TSan one, or every
+ * traced call leaks a TSan frame; it must stay outside the profile one,
+ * whose calls the traced clone makes (a copy of the body), or they would
+ * fire twice. */
+static bool profile_call(gimple *s)
+{
+    tree fn = is_gimple_call(s) ? gimple_call_fndecl(s) : NULL_TREE;
+    return fn && (fndecl_built_in_p(fn, BUILT_IN_PROFILE_FUNC_ENTER) ||
+                  fndecl_built_in_p(fn, BUILT_IN_RETURN_ADDRESS));
+}
+
+static gimple_seq *user_body(gimple_seq *seq, bool profile)
+{
+    for (gimple_stmt_iterator i = gsi_start(*seq); !gsi_end_p(i); gsi_next(&i)) {
+        gimple *s = gsi_stmt(i);
+        if (gimple_code(s) == GIMPLE_DEBUG || (profile && profile_call(s)))
+            continue;
+        if (gimple_code(s) != GIMPLE_TRY || gimple_try_kind(s) != GIMPLE_TRY_FINALLY ||
+            !wrapper_cleanup(gimple_try_cleanup(s), profile))
+            break;
+        /* The wrapped body is the gimplifier's bind of the whole function. */
+        gimple *inner = gimple_seq_first_stmt(gimple_try_eval(s));
+        if (!inner || gimple_code(inner) != GIMPLE_BIND)
+            return gimple_try_eval_ptr(s);
+        return user_body(gimple_bind_body_ptr(as_a<gbind *>(inner)), profile);
+    }
+    return seq;
+}
+
 static void prepend(gbind *outer, gimple_seq prologue)
 {
-    gimple_seq_add_seq(&prologue, gimple_bind_body(outer));
-    gimple_bind_set_body(outer, prologue);
+    gimple_seq *body = gimple_bind_body_ptr(outer);
+    if (flag_sanitize & SANITIZE_THREAD)
+        body = user_body(body, false);
+    gimple_seq_add_seq(&prologue, *body);
+    *body = prologue;
 }
 
 /* The in-place shape, for functions that cannot be split (clone.cc). */
@@ -309,7 +357,10 @@ static gimple *first_statement(gimple_seq seq)
 
 static void instrument_info(fn_ctx *c, gbind *outer)
 {
-    if (gimple *s = first_statement(gimple_bind_body(outer))) {
+    gimple_seq *body = gimple_bind_body_ptr(outer);
+    if (flag_sanitize & SANITIZE_THREAD || flag_instrument_function_entry_exit)
+        body = user_body(body, true);
+    if (gimple *s = first_statement(*body)) {
         error_at(user_loc(stmt_loc(s, c->fndecl)), "tf: info function %qD must have an empty body",
                  c->fndecl);
         return;
@@ -317,7 +368,7 @@ static void instrument_info(fn_ctx *c, gbind *outer)
     if (opts.off)
         return;
     location_t loc = DECL_SOURCE_LOCATION(c->fndecl);
-    gimple_bind_set_body(outer, gimplify(hook_info(c->fndecl, c->e->id, c->e->tp), loc));
+    *body = gimplify(hook_info(c->fndecl, c->e->id, c->e->tp), loc);
 }
 
 static void mark_enhanced(tree fndecl)
@@ -336,6 +387,15 @@ static unsigned int instrument_execute(function *fun)
         return 0;
     gbind *outer = as_a<gbind *>(gimple_seq_first_stmt(gimple_body(fndecl)));
     tree g = NULL_TREE, g_mm = NULL_TREE;
+    if (c.e && c.e->monitor && !opts.off && fun->coroutine_component) {
+        /* The ramp still holds the front end's coroutine internal calls,
+         * which only GCC's own passes may copy or lower; its body runs in
+         * the actor anyway. Listed, not instrumented, like Clang. */
+        if (!DECL_ARTIFICIAL(fndecl)) /* the actor and destroyer are the front end's */
+            warning_at(user_loc(DECL_SOURCE_LOCATION(fndecl)), 0, "tf: %qD is not instrumented: %s", fndecl,
+                       core::skip_reason(core::skip::coroutine));
+        return 0;
+    }
     if (c.e && c.e->monitor && !opts.off && (g = clone_traced(fndecl, &g_mm)))
         instrument_clone(&c, g, g_mm);
     push_gimplify_context();

@@ -7,6 +7,7 @@
  */
 #include "tf-plugin.h"
 
+#include "policy.h"
 #include "spelling.h"
 
 namespace tf {
@@ -26,7 +27,18 @@ std::string tracing_default_name(tree fndecl)
 {
     if (!lang_GNU_CXX())
         return IDENTIFIER_POINTER(DECL_NAME(fndecl));
-    return core::cxx_name(lang_hooks.decl_printable_name(fndecl, 1));
+    std::string printed = lang_hooks.decl_printable_name(fndecl, 1);
+    size_t lambda = printed.rfind("<lambda");
+    if (lambda == std::string::npos || TREE_CODE(DECL_CONTEXT(fndecl)) != RECORD_TYPE)
+        return core::cxx_name(printed);
+    /* "main()::<lambda(int)>::operator()": named by its place instead, as
+     * Clang names it, so that two lambdas of one signature differ. */
+    tree scope = TYPE_CONTEXT(DECL_CONTEXT(fndecl));
+    std::string outer = lambda >= 2 ? printed.substr(0, lambda - 2) : "";
+    if (scope && TREE_CODE(scope) == FUNCTION_DECL)
+        outer = tracing_default_name(scope);
+    expanded_location x = expand_location(user_loc(DECL_SOURCE_LOCATION(fndecl)));
+    return core::lambda_name(core::cxx_name(outer), x.line, x.column);
 }
 
 static const char *attr_string(tree attr)
@@ -87,6 +99,8 @@ static bool classify(tree decl, candidate &k)
                        decl);
         return false;
     }
+    if (group && (DECL_STATIC_CONSTRUCTOR(decl) || DECL_STATIC_DESTRUCTOR(decl)))
+        warning_at(k.loc, 0, "tf: %qD %s", decl, core::run_at_load_text(DECL_STATIC_DESTRUCTOR(decl)));
     c.monitor = group != NULL;
     c.group = group ? group : "";
     c.name = tname ? attr_string(tname) : tracing_default_name(decl);
@@ -194,6 +208,18 @@ static void check_static_initializers(void)
     }
 }
 
+/* An alias or ifunc written in the source has no body of its own: the
+ * annotation would be lost without a word. */
+static void warn_monitored_alias(tree decl)
+{
+    if (!lookup_attribute("tf_monitor", DECL_ATTRIBUTES(decl)))
+        return;
+    bool ifunc = lookup_attribute("ifunc", DECL_ATTRIBUTES(decl));
+    if (ifunc || lookup_attribute("alias", DECL_ATTRIBUTES(decl)))
+        warning_at(user_loc(DECL_SOURCE_LOCATION(decl)), 0, "tf: %qD is not instrumented: %s", decl,
+                   core::skip_reason(ifunc ? core::skip::ifunc : core::skip::alias));
+}
+
 static void model_build_1(void);
 
 void model_build(void)
@@ -218,6 +244,8 @@ static void model_build_1(void)
         candidate c;
         if (node->definition && !node->alias && !node->thunk && classify(node->decl, c))
             cands.push_back(c);
+        else if (node->alias)
+            warn_monitored_alias(node->decl);
     }
     build_names(cands);
     for (const candidate &k : cands)

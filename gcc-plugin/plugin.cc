@@ -38,7 +38,7 @@ static const char *help_text(void)
     return text.c_str();
 }
 
-static struct plugin_info tf_info = {"0.1", NULL};
+static struct plugin_info tf_info = {tf::core::tf_version, NULL};
 
 /* tf.h switches from its empty fallback to the attributes when it sees
  * __TF_PLUGIN__. The C-family front ends report each file they enter
@@ -83,6 +83,10 @@ static void add_pass(const char *plugin, opt_pass *pass, const char *after)
     register_callback(plugin, PLUGIN_PASS_MANAGER_SETUP, NULL, &info);
 }
 
+/* The event marking "a copy of tf.so is active"; never invoked. */
+#define TF_ACTIVE_EVENT "tf: GCC plugin active"
+static void no_event(void *, void *) {}
+
 __attribute__((visibility("default"))) int plugin_init(struct plugin_name_args *info,
                                                   struct plugin_gcc_version *version)
 {
@@ -92,16 +96,20 @@ __attribute__((visibility("default"))) int plugin_init(struct plugin_name_args *
     }
     if (!parse_args(info))
         return 1;
+    if (tf::opts.verbose)
+        inform(UNKNOWN_LOCATION, "tf: %s",
+               tf::core::version_banner(lbasename(info->full_name), std::string("GCC ") + gcc_version.basever).c_str());
     /* A second copy of tf.so under another file name (tf.so is loaded once
      * per path by GCC itself) must stay out of the way: it would register
-     * the same attributes and passes again. The marker lives in this
-     * process's environment only. */
-    if (getenv("TF_GCC_PLUGIN_ACTIVE")) {
+     * the same attributes and passes again. The first copy creates a named
+     * plugin event inside cc1 (not the environment, which users and child
+     * processes share); a later copy finds it. */
+    const char *name = info->base_name;
+    if (get_named_event_id(TF_ACTIVE_EVENT, NO_INSERT) >= 0) {
         tf::active = false;
         return 0;
     }
-    setenv("TF_GCC_PLUGIN_ACTIVE", info->full_name, 1);
-    const char *name = info->base_name;
+    register_callback(name, get_named_event_id(TF_ACTIVE_EVENT, INSERT), no_event, NULL);
     tf_info.help = help_text();
     register_callback(name, PLUGIN_INFO, NULL, &tf_info);
     register_callback(name, PLUGIN_REGISTER_GGC_ROOTS, NULL, (void *)tf::gc_roots);

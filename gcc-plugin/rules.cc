@@ -25,24 +25,11 @@ static location_t rules_loc(const char *path, unsigned line, unsigned column)
     return linemap_position_for_column(line_table, column);
 }
 
-static bool read_file(const char *path, std::string &text)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return false;
-    char buf[4096];
-    for (size_t n; (n = fread(buf, 1, sizeof buf, f)) > 0;)
-        text.append(buf, n);
-    bool ok = !ferror(f);
-    fclose(f);
-    return ok;
-}
-
 void rules_load(const char *path)
 {
-    std::string text;
-    if (!read_file(path, text)) {
-        error_at(UNKNOWN_LOCATION, "tf: cannot read rules file %qs: %m", path);
+    std::string text, why;
+    if (!core::rules::read(path, text, why)) {
+        error_at(UNKNOWN_LOCATION, "tf: %s", why.c_str());
         return;
     }
     std::vector<core::rule_error> errors;

@@ -11,6 +11,7 @@
 #include "abi.h"
 #include "names.h"
 #include "options.h"
+#include "version.h"
 
 namespace tf {
 

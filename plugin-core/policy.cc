@@ -45,5 +45,26 @@ call_hook hook_for_call(const std::string &symbol, bool noreturn)
     return call_hook::noreturn;
 }
 
+const char *skip_reason(skip why)
+{
+    switch (why) {
+    case skip::coroutine:
+        return "it is a coroutine (its body runs in functions the compiler makes)";
+    case skip::ctor_try_block:
+        return "its body is a constructor's or destructor's function-try-block";
+    case skip::alias:
+        return "it is an alias; monitor the function it aliases";
+    case skip::ifunc:
+        return "it is an ifunc; monitor the implementations its resolver returns";
+    }
+    return "";
+}
+
+const char *run_at_load_text(bool destructor)
+{
+    return destructor ? "is a destructor function: calls after TF stops at exit are not traced"
+                      : "is a constructor function: calls before TF reads TF_MONITORS at start are not traced";
+}
+
 } // namespace core
 } // namespace tf

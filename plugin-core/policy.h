@@ -28,6 +28,14 @@ call_hook hook_for_call(const std::string &symbol, bool noreturn);
  * intrinsic ("llvm.trap" -> "__builtin_trap"); "" when spelled as written. */
 std::string builtin_spelling(const std::string &symbol);
 
+/* Monitored functions that stay in the name table but get no hook: both
+ * plugins warn "tf: 'f' is not instrumented: <skip_reason>". */
+enum class skip { coroutine, ctor_try_block, alias, ifunc };
+const char *skip_reason(skip why);
+/* A monitored constructor/destructor-attribute function: instrumented, but
+ * both plugins warn "tf: 'f' <run_at_load_text>". */
+const char *run_at_load_text(bool destructor);
+
 } // namespace core
 } // namespace tf
 

@@ -1,6 +1,11 @@
 #include "rules.h"
 
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
 #include <fnmatch.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "spelling.h"
 
@@ -45,6 +50,70 @@ bool file_matches(const std::string &glob, const std::string &file)
            (slash != std::string::npos && glob_matches(glob, file.substr(slash + 1)));
 }
 
+/* The end of a bracket expression starting at glob[i] == '[' (the index of
+ * its ']'), or npos when none closes it. A ']' first (after '!' or '^') is a
+ * member; "[:class:]", "[=e=]" and "[.c.]" are skipped whole. */
+size_t bracket_end(const std::string &glob, size_t i)
+{
+    size_t j = i + 1;
+    if (j < glob.size() && (glob[j] == '!' || glob[j] == '^'))
+        j++;
+    if (j < glob.size() && glob[j] == ']')
+        j++;
+    for (; j < glob.size(); j++) {
+        if (glob[j] == ']')
+            return j;
+        if (glob[j] == '\\')
+            j++;
+        else if (glob[j] == '[' && j + 1 < glob.size() && strchr(":=.", glob[j + 1])) {
+            size_t close = glob.find(std::string(1, glob[j + 1]) + "]", j + 2);
+            if (close == std::string::npos)
+                return close;
+            j = close + 1;
+        }
+    }
+    return std::string::npos;
+}
+
+/* fnmatch takes an unterminated '[' or a trailing '\' literally, so such a
+ * glob would silently match nothing the user meant: 0-based offset of the
+ * culprit and what is wrong, or npos. */
+size_t glob_problem(const std::string &glob, std::string &why)
+{
+    for (size_t i = 0; i < glob.size(); i++) {
+        if (glob[i] == '\\') {
+            if (i + 1 == glob.size()) {
+                why = "ends with a lone '\\'";
+                return i;
+            }
+            i++;
+        } else if (glob[i] == '[') {
+            size_t end = bracket_end(glob, i);
+            if (end == std::string::npos) {
+                why = "has a '[' that no ']' closes";
+                return i;
+            }
+            i = end;
+        }
+    }
+    return std::string::npos;
+}
+
+const char *file_kind(mode_t mode)
+{
+    if (S_ISDIR(mode))
+        return "a directory";
+    if (S_ISFIFO(mode))
+        return "a FIFO";
+    if (S_ISCHR(mode))
+        return "a character device";
+    if (S_ISBLK(mode))
+        return "a block device";
+    if (S_ISSOCK(mode))
+        return "a socket";
+    return "not a regular file";
+}
+
 /* Too few words: the end of the line; too many: the first extra one. */
 unsigned arity(const std::vector<word> &w, size_t want, size_t max, unsigned eol)
 {
@@ -83,11 +152,21 @@ struct line_parser {
         r.groups.push_back(g);
     }
 
+    bool glob(const word &w)
+    {
+        std::string why;
+        size_t at = glob_problem(w.text, why);
+        if (at == std::string::npos)
+            return true;
+        error(w.column + unsigned(at), "glob '" + w.text + "' " + why);
+        return false;
+    }
+
     void monitor(const std::vector<word> &w, unsigned eol)
     {
         if (unsigned bad = arity(w, 4, 4, eol))
             return error(bad, "expected 'monitor GROUP FILE_GLOB FUNCTION_GLOB'");
-        if (identifier(w[1]))
+        if (identifier(w[1]) & glob(w[2]) & glob(w[3]))
             r.monitors.push_back({w[1].text, w[2].text, w[3].text, line, w[1].column});
     }
 
@@ -95,11 +174,15 @@ struct line_parser {
     {
         if (unsigned bad = arity(w, 3, 3, eol))
             return error(bad, "expected 'exclude FILE_GLOB FUNCTION_GLOB'");
-        r.excludes.push_back({"", w[1].text, w[2].text, line, 0});
+        if (glob(w[1]) & glob(w[2]))
+            r.excludes.push_back({"", w[1].text, w[2].text, line, 0});
     }
 
     void parse(const std::string &text)
     {
+        size_t nul = text.find('\0');
+        if (nul != std::string::npos)
+            return error(unsigned(nul + 1), "NUL byte (is this a text file?)");
         std::vector<word> w = split_line(text);
         unsigned eol = unsigned(text.size()) + 1;
         if (w.empty())
@@ -117,10 +200,41 @@ struct line_parser {
 
 } // namespace
 
-bool rules::parse(const std::string &text, std::vector<rule_error> &errors)
+bool rules::read(const std::string &path, std::string &text, std::string &error)
+{
+    /* Non-blocking, so that opening a FIFO with no writer returns at once. */
+    int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        error = "cannot read rules file '" + path + "': " + strerror(errno);
+        if (fd >= 0)
+            close(fd);
+        return false;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        error = "rules file '" + path + "' is " + file_kind(st.st_mode) + ", not a regular file";
+        close(fd);
+        return false;
+    }
+    text.clear();
+    char buf[65536];
+    ssize_t n;
+    while ((n = ::read(fd, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
+        if (n > 0)
+            text.append(buf, size_t(n));
+    if (n < 0)
+        error = "cannot read rules file '" + path + "': " + strerror(errno);
+    close(fd);
+    return n == 0;
+}
+
+bool rules::parse(const std::string &text_in, std::vector<rule_error> &errors)
 {
     size_t before = errors.size();
     unsigned line = 0;
+    std::string text = text_in;
+    if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) /* a UTF-8 BOM: blanks, so columns stay the file's */
+        text.replace(0, 3, "   ");
     for (size_t pos = 0; pos < text.size();) {
         size_t nl = text.find('\n', pos);
         size_t end = nl == std::string::npos ? text.size() : nl;

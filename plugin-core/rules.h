@@ -38,7 +38,13 @@ struct rules {
     std::vector<group> groups;
     std::vector<match> monitors, excludes;
 
-    /* Parses text; returns false and appends to errors on malformed lines. */
+    /* Reads the rules file at path into text: a regular file only (a FIFO
+     * would block the compiler, a directory is no file of rules). On
+     * failure returns false with the reason in error, naming the path. */
+    static bool read(const std::string &path, std::string &text, std::string &error);
+    /* Parses text; returns false and appends to errors on malformed lines:
+     * also a NUL byte and an unterminated glob ('[abc', a trailing '\').
+     * A UTF-8 byte order mark at the start is skipped. */
     bool parse(const std::string &text, std::vector<rule_error> &errors);
     /* The group of a function defined in `file`, or "" when none applies. */
     std::string group_for(const std::string &file, const std::string &function) const;

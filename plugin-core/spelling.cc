@@ -40,6 +40,12 @@ std::string cxx_name(std::string name)
     return name;
 }
 
+std::string lambda_name(const std::string &scope, unsigned line, unsigned column)
+{
+    std::string own = "<lambda " + std::to_string(line) + ":" + std::to_string(column) + ">";
+    return scope.empty() ? own : scope + "::" + own;
+}
+
 std::string without_parameters(const std::string &demangled)
 {
     size_t paren = demangled.find('(');

@@ -19,6 +19,10 @@ int tp_value(const std::string &text);
 std::string base_name(const std::string &path);
 /* GCC prints "{anonymous}", Clang "(anonymous namespace)": Clang's wins. */
 std::string cxx_name(std::string name);
+/* A lambda, named by where it is written so two lambdas of one signature
+ * differ: "SCOPE::<lambda LINE:COLUMN>" (the place of its '['; SCOPE the
+ * enclosing function's or namespace's name, none at file scope). */
+std::string lambda_name(const std::string &scope, unsigned line, unsigned column);
 /* A demangled C++ function ("std::terminate()") without its parameters. */
 std::string without_parameters(const std::string &demangled);
 

@@ -7,6 +7,7 @@
 #define TF_REGISTRY_EXPORT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define TF_NO_CALLER_MACROS /* libtf defines the functions themselves */
 #include <tf/registry.h>
@@ -30,6 +31,22 @@ void tf__registry_exiting(void);
  * nonzero, and returns that. Takes no lock: callable from a factory's
  * create, which runs under the registry's. */
 int tf__group_each_container(const char *group, int (*fn)(const char *name, void *arg), void *arg);
+
+/* Requests from outside the program's code (the control socket, triggers)
+ * act as environment activation does, but obey TF_SEAL_REGISTRATIONS: then
+ * they are refused and recorded as a denial of who ("control socket"). */
+int tf__register_external(const char *group, tf_factory *f, const char *who);
+void tf__deny_external(const char *who, const char *what);
+/* Triggers (runtime/control) watch the functions they name: the registry adds
+ * f to every holder for which wants(tu, group index) is nonzero, after the
+ * factories registered; a later call replaces f and wants and recomputes
+ * every holder. */
+void tf__registry_watch(tf_factory *f, int (*wants)(const tf_tu *tu, uint32_t group));
+
+/* Calls fn with the name of each group group directly contains, in the order
+ * the TUs declared them, until fn returns nonzero, and returns that (0 for a
+ * group without subgroups or unknown). Takes no lock, as above. */
+int tf__group_each_subgroup(const char *group, int (*fn)(const char *name, void *arg), void *arg);
 
 /* Snapshot of the modules trusted from the start (before anything runs). */
 void tf__permission_init(void);

@@ -201,3 +201,28 @@ TF_API unsigned long tf_denials(tf_denial *out, int max)
     pthread_mutex_unlock(&lock);
     return total;
 }
+
+void tf__deny_external(const char *who, const char *what)
+{
+    struct module m;
+    snprintf(m.path, sizeof m.path, "%s", who);
+    pthread_mutex_lock(&lock);
+    deny(&m, what);
+    pthread_mutex_unlock(&lock);
+}
+
+int tf__register_external(const char *group, tf_factory *f, const char *who)
+{
+    tf__permission_init();
+    pthread_mutex_lock(&lock);
+    int rc = TF_OK;
+    if (sealed & TF_SEAL_REGISTRATIONS) {
+        struct module m;
+        snprintf(m.path, sizeof m.path, "%s", who);
+        char what[64];
+        snprintf(what, sizeof what, "register %.50s", group);
+        rc = deny(&m, what);
+    }
+    pthread_mutex_unlock(&lock);
+    return rc != TF_OK ? rc : tf__register_trusted(group, f);
+}

@@ -16,6 +16,7 @@
  * sets ever used.
  */
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,7 +46,8 @@ struct group {
     int declared;           /* by a registered TU (not merely registered on) */
     tf_factory *factory;
     struct edges subs, parents;
-    struct group *next;
+    struct group *next;     /* every group, newest first */
+    struct group *hnext;    /* the next in its bucket */
 };
 
 struct made {               /* a monitor created for one holder */
@@ -69,7 +71,14 @@ struct tu_entry {
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct group *groups;
+/* Groups by name hash (TF_MONITORS may name 100,000 of them): a fixed number
+ * of buckets, allocated with the first group, so lock-free readers need no
+ * rehash protocol; chains grow only at their head, published with release. */
+#define GROUP_BUCKETS (1u << 16)
+static struct group **buckets;
 static struct tu_entry *tus;
+static tf_factory *watcher;
+static int (*watcher_wants)(const tf_tu *tu, uint32_t group);
 static tf__monitor_maker maker;
 static volatile int exiting;
 
@@ -95,9 +104,19 @@ void tf__registry_fork(int phase)
 
 /* ---- the group graph ------------------------------------------------------- */
 
+static struct group **bucket_of(struct group **table, const char *name)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+        h = (h ^ *c) * 16777619u;
+    return &table[h & (GROUP_BUCKETS - 1)];
+}
+
 static struct group *group_find(const char *name)
 {
-    for (struct group *g = __atomic_load_n(&groups, __ATOMIC_ACQUIRE); g; g = g->next)
+    struct group **table = __atomic_load_n(&buckets, __ATOMIC_ACQUIRE);
+    struct group *g = table ? __atomic_load_n(bucket_of(table, name), __ATOMIC_ACQUIRE) : NULL;
+    for (; g; g = g->hnext)
         if (strcmp(g->name, name) == 0)
             return g;
     return NULL;
@@ -118,13 +137,22 @@ static struct group *group_get(const char *name)
     struct group *g = group_find(name);
     if (g)
         return g;
+    if (!buckets) {
+        struct group **table = calloc(GROUP_BUCKETS, sizeof *table);
+        if (!table)
+            return NULL;
+        __atomic_store_n(&buckets, table, __ATOMIC_RELEASE);
+    }
     g = calloc(1, sizeof *g);
     if (!g || !(g->name = strdup(name))) {
         free(g);
         return NULL;
     }
+    struct group **head = bucket_of(buckets, name);
+    g->hnext = *head;
     g->next = groups;
-    __atomic_store_n(&groups, g, __ATOMIC_RELEASE);
+    __atomic_store_n(head, g, __ATOMIC_RELEASE);
+    groups = g;
     return g;
 }
 
@@ -226,13 +254,10 @@ struct factory_set {
     tf_factory *small[16];
 };
 
-static int add_factory(struct group *g, void *arg)
+static int set_add(struct factory_set *s, tf_factory *f)
 {
-    struct factory_set *s = arg;
-    if (!g->factory)
-        return 0;
     for (int i = 0; i < s->n; i++)
-        if (s->v[i] == g->factory)
+        if (s->v[i] == f)
             return 0;
     if (s->n == s->cap) {
         tf_factory **v = grow(s->v, s->small, &s->cap, sizeof *v);
@@ -240,8 +265,13 @@ static int add_factory(struct group *g, void *arg)
             return TF_ENOMEM;
         s->v = v;
     }
-    s->v[s->n++] = g->factory;
+    s->v[s->n++] = f;
     return 0;
+}
+
+static int add_factory(struct group *g, void *arg)
+{
+    return g->factory ? set_add(arg, g->factory) : 0;
 }
 
 /* The factories reaching group h: its own, then its ancestors' nearest first;
@@ -252,6 +282,13 @@ static int factories_for(struct group *h, struct factory_set *s)
     s->n = 0;
     s->cap = 16;
     return each_container(h, add_factory, s);
+}
+
+/* The trigger watcher comes after the registered factories (it only
+ * watches, so it sees the call after they did). */
+static int watch_set(const tf_tu *tu, uint32_t group, struct factory_set *s)
+{
+    return watcher && watcher_wants(tu, group) ? set_add(s, watcher) : 0;
 }
 
 static void set_free(struct factory_set *s)
@@ -276,6 +313,15 @@ int tf__group_each_container(const char *group, int (*fn)(const char *name, void
     struct group *g = group ? group_find(group) : NULL;
     struct name_visit v = {fn, arg};
     return g ? each_container(g, visit_name, &v) : fn(group, arg);
+}
+
+int tf__group_each_subgroup(const char *group, int (*fn)(const char *name, void *arg), void *arg)
+{
+    struct group *g = group ? group_find(group) : NULL;
+    int rc = 0;
+    for (int i = 0, n = g ? edge_count(&g->subs) : 0; i < n && !rc; i++)
+        rc = fn(edge_at(&g->subs, i)->name, arg);
+    return rc;
 }
 
 /* ---- holders ----------------------------------------------------------------- */
@@ -315,7 +361,7 @@ static void update_tu(struct tu_entry *e)
     for (uint32_t i = 0; i < e->tu->ngroups; i++) {
         struct slot *s = &e->slots[i];
         struct factory_set set;
-        if (factories_for(s->group, &set) != 0) {
+        if (factories_for(s->group, &set) != 0 || watch_set(e->tu, i, &set) != 0) {
             fprintf(stderr, "tf: %s: out of memory: the monitor for group '%s' is unchanged\n",
                     e->tu->file, s->group->name);
         } else if (!(s->current ? same_set(s->current, set.v, set.n) : set.n == 0)) {
@@ -333,11 +379,22 @@ static void update_all(void)
         update_tu(e);
 }
 
+void tf__registry_watch(tf_factory *f, int (*wants)(const tf_tu *tu, uint32_t group))
+{
+    pthread_mutex_lock(&lock);
+    watcher = f;
+    watcher_wants = wants;
+    update_all();
+    pthread_mutex_unlock(&lock);
+}
+
 /* ---- registration ------------------------------------------------------------ */
 
+/* No length limit: the plugins accept any identifier as a group name, and a
+ * TU whose name is refused here would lose all its tracing. */
 static int valid_group_name(const char *name)
 {
-    return name && *name && strlen(name) < 128;
+    return name && *name;
 }
 
 static int do_register(const char *group, tf_factory *f)
@@ -424,9 +481,7 @@ TF_API tf_monitor *tf_monitor_for_tu(const tf_tu *tu, const char *group)
  * crash the program: check what the registry relies on. */
 static const char *descriptor_problem(const tf_tu *tu)
 {
-    if (tu->abi < 1 || tu->abi > TF_TU_ABI)
-        return "ABI version differs from this libtf";
-    if (tu->size < sizeof(tf_tu))
+    if (tu->size < TF_TU_MIN_SIZE)
         return "descriptor too small";
     if (!tu->file || !tu->name || (tu->nnames && !tu->names) ||
         (tu->ngroups && !tu->groups) || (tu->ndecls && !tu->decls))
@@ -475,12 +530,37 @@ static struct tu_entry **tu_link(const tf_tu *tu)
     return p;
 }
 
+/* "TF 0.1", the TF that emitted a descriptor if it says (abi.def keeps the
+ * field's place in every ABI). */
+static const char *tu_producer(const tf_tu *tu, char *buf, size_t size)
+{
+    if (tu->size < offsetof(tf_tu, version) + sizeof tu->version || !tu->version)
+        return "a TF that does not record its version";
+    snprintf(buf, size, "TF %.40s", tu->version);
+    return buf;
+}
+
+/* abi, size and file have the same places in every TF_TU_ABI: a TU of
+ * another ABI is named, with both sides' versions. */
+static int abi_refused(const tf_tu *tu)
+{
+    char buf[64];
+    if (tu->abi >= 1 && tu->abi <= TF_TU_ABI)
+        return 0;
+    fprintf(stderr,
+            "tf: %s: TU not registered: it has TF_TU_ABI %u (built by %s); this libtf "
+            "(TF " TF_VERSION ") takes TF_TU_ABI 1 to %u\n",
+            tu->file ? tu->file : "?", tu->abi, tu_producer(tu, buf, sizeof buf), TF_TU_ABI);
+    return 1;
+}
+
 TF_API void tf_tu_register(tf_tu *tu)
 {
+    if (tu && abi_refused(tu))
+        return;
     const char *problem = tu ? descriptor_problem(tu) : "NULL descriptor";
     if (problem) {
-        fprintf(stderr, "tf: %s: TU not registered: %s\n",
-                tu && tu->abi >= 1 && tu->abi <= TF_TU_ABI && tu->file ? tu->file : "?", problem);
+        fprintf(stderr, "tf: %s: TU not registered: %s\n", tu && tu->file ? tu->file : "?", problem);
         return;
     }
     pthread_mutex_lock(&lock);

@@ -6,7 +6,10 @@
  * TF_HELP=1 prints. The module that owns it reads it with tf__config_get.
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +34,20 @@ static const struct var vars[] = {
      "the timing report at exit: .json JSON, .csv CSV, '-' stderr, else text (default stderr)"},
     {"TF_TIMING_TRACE", tf__parse_any, NULL, NULL,
      "file for the timing event log as Chrome trace JSON (ui.perfetto.dev)"},
+    {"TF_CONTROL", tf__parse_one_of, "0|1", "0",
+     "1: serve tf-ctl on a Unix socket (tf-ctl list shows where)"},
+    {"TF_TRIGGERS", tf__parse_any, NULL, NULL,
+     "FUNCTION:EVENT [if CONDITION] -> ACTION items separated by ',' (README: triggers)"},
+    {"XDG_RUNTIME_DIR", tf__parse_any, NULL, NULL,
+     "not TF's own: TF_CONTROL's socket goes in its tf/ if it is absolute (else /tmp/tf-<uid>/)"},
+    {"TF_RECORD", tf__parse_any, NULL, NULL,
+     "record: the trace directory, made 0700 (default tf-record-<pid>)"},
+    {"TF_RECORD_MODE", tf__parse_one_of, "ring|stream", "ring",
+     "record: ring keeps the last TF_RECORD_SIZE a thread; stream writes every event"},
+    {"TF_RECORD_SIZE", tf__parse_size, "4K|1024G", "1M",
+     "record: bytes a thread, 4K to 1024G, suffixes K, M, G"},
+    {"TF_RECORD_VALUES", tf__parse_one_of, "0|1", "1",
+     "record: 1 keeps argument and result values, 0 only functions and times"},
     {"TF_HELP", tf__parse_one_of, "0|1", "0",
      "1: list these variables and the known factories on stderr at start"},
 };
@@ -42,6 +59,38 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 const char *tf__parse_any(const char *value, const char *arg, char *why, size_t len)
 {
     return NULL;
+}
+
+unsigned long long tf__config_size(const char *s)
+{
+    if (*s < '0' || *s > '9') /* strtoull would take a sign or blanks */
+        return 0;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno)
+        return 0;
+    unsigned shift = 0;
+    if (*end && strchr("KkMmGg", *end))
+        shift = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20 : 30;
+    if (shift)
+        end++;
+    if (*end || v > (ULLONG_MAX >> shift))
+        return 0;
+    return v << shift;
+}
+
+const char *tf__parse_size(const char *value, const char *arg, char *why, size_t len)
+{
+    unsigned long long v = tf__config_size(value);
+    size_t k = strcspn(arg, "|");
+    char min[32];
+    snprintf(min, sizeof min, "%.*s", (int)k, arg);
+    if (v && v >= tf__config_size(min) && v <= tf__config_size(arg + k + 1))
+        return NULL;
+    snprintf(why, len, "is not a size from %s to %s (a number with an optional K, M or G)",
+             min, arg + k + 1);
+    return why;
 }
 
 /* "is neither 'a' nor 'b'" / "is none of 'a', 'b', 'c'" */
@@ -74,18 +123,42 @@ const char *tf__parse_one_of(const char *value, const char *arg, char *why, size
     return why;
 }
 
+/* Length of the well-formed UTF-8 sequence at s that is not a C1 control
+ * (U+0080..U+009F, which terminals obey like ESC sequences); 0 if none. */
+static size_t utf8_printable(const unsigned char *s)
+{
+    size_t n = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
+    if (s[0] >= 0xf5)
+        return 0;
+    for (size_t i = 1; i < n; i++)
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+    uint32_t cp = n == 2 ? (uint32_t)(s[0] & 0x1f) << 6 | (s[1] & 0x3f)
+                : n == 3 ? (uint32_t)(s[0] & 0x0f) << 12 | (uint32_t)(s[1] & 0x3f) << 6 | (s[2] & 0x3f)
+                : n == 4 ? (uint32_t)(s[0] & 0x07) << 18 | (uint32_t)(s[1] & 0x3f) << 12 |
+                               (uint32_t)(s[2] & 0x3f) << 6 | (s[3] & 0x3f)
+                         : 0;
+    int overlong = (n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff));
+    int bad = cp < 0xa0 || (cp >= 0xd800 && cp <= 0xdfff) || overlong;
+    return n && !bad ? n : 0;
+}
+
+/* Control characters, C1 controls and bytes that are not UTF-8 as escapes,
+ * so no value can drive the terminal; other text as it is. */
 void tf__config_escaped(FILE *out, const char *s)
 {
-    for (; *s; s++) {
+    while (*s) {
         unsigned char c = (unsigned char)*s;
         static const char plain[] = "\n\t\r", named[] = "ntr";
-        const char *e = c ? strchr(plain, c) : NULL;
+        const char *e = strchr(plain, c);
+        size_t n = c >= 0x80 ? utf8_printable((const unsigned char *)s) : 1;
         if (e)
             fprintf(out, "\\%c", named[e - plain]);
-        else if (c < 0x20 || c == 0x7f)
+        else if (c < 0x20 || c == 0x7f || !n)
             fprintf(out, "\\x%02x", c);
         else
-            fputc(c, out);
+            fwrite(s, 1, n, out);
+        s += n ? n : 1;
     }
 }
 

@@ -1,6 +1,7 @@
 /*
- * config.h: the TF_* environment variables (DESIGN.md section 3). Every one
- * is a line of the table in config.c (name, parser, default, help), read once
+ * config.h: the TF_* environment variables (DESIGN.md section 3), and the
+ * one other that TF reads (XDG_RUNTIME_DIR, for the control socket). Every
+ * one is a line of the table in config.c (name, parser, default, help), read once
  * at start-up with secure_getenv (nothing in set-uid/set-gid processes); a
  * bad value is reported there, once, naming the variable and the value.
  */
@@ -20,8 +21,9 @@ void tf__config_init(void);
 /* Lists the variables, their defaults and help on out (TF_HELP=1). */
 void tf__config_help(FILE *out);
 
-/* Writes s to out with control characters as C escapes (\n, \x1b), so a
- * hostile value cannot forge lines or drive the terminal. */
+/* Writes s to out with control characters, C1 controls and bytes that are
+ * not UTF-8 as C escapes (\n, \x1b, \xc2\x9b), so a hostile value cannot
+ * forge lines or drive the terminal. */
 void tf__config_escaped(FILE *out, const char *s);
 
 /* A table entry's parser: NULL if value is good, else why not (written to
@@ -29,5 +31,9 @@ void tf__config_escaped(FILE *out, const char *s);
 typedef const char *tf__config_parser(const char *value, const char *arg, char *why, size_t len);
 tf__config_parser tf__parse_any;    /* any text */
 tf__config_parser tf__parse_one_of; /* arg lists the choices: "line|full" */
+tf__config_parser tf__parse_size;   /* bytes, suffixes K, M, G; arg: "MIN|MAX" in that form */
+
+/* A size as tf__parse_size reads it ("64K", "4096"), 0 if malformed. */
+unsigned long long tf__config_size(const char *s);
 
 #endif

@@ -12,8 +12,10 @@
  * ThreadSanitizer can see, unlike stdio's internal lock), so lines of
  * different threads never interleave.
  */
+#define _GNU_SOURCE
 #include <pthread.h>
 #include <signal.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -27,11 +29,37 @@ struct dprint_factory {
     FILE *out;
     pthread_mutex_t lock;
     struct dprint_factory *next;
-    int buffered;        /* libtf buffers out fully (TF_OUTPUT): flushed by time */
+    size_t buffered;     /* libtf buffers out fully (TF_OUTPUT) in this many bytes */
     uint64_t flushed_ms; /* CLOCK_MONOTONIC_COARSE of its last flush */
+    /* Lines not yet known written; what a write error lost (.req: no silent loss). */
+    uint64_t pending_lines, pending_bytes, lost_lines, lost_bytes;
+    int lost_errno;
 };
 
 #define FLUSH_EVERY_MS 100
+
+/* Lock held. After a write or flush: a failed one loses what was pending,
+ * counted and reported at exit (dprint_lost); its buffer is dropped so that
+ * later lines get their own chance. */
+static void check_written(struct dprint_factory *s, int flushed)
+{
+    if (ferror(s->out)) {
+        s->lost_errno = s->lost_errno ? s->lost_errno : errno;
+        s->lost_lines += s->pending_lines;
+        s->lost_bytes += s->pending_bytes;
+        clearerr(s->out);
+        __fpurge(s->out);
+    } else if (!flushed && s->buffered) {
+        return;
+    }
+    s->pending_lines = s->pending_bytes = 0;
+}
+
+static void stream_flush(struct dprint_factory *s)
+{
+    fflush(s->out);
+    check_written(s, 1);
+}
 
 /* A fully buffered stream still shows a live trace (tail -f) within about
  * FLUSH_EVERY_MS of tracing; the coarse clock is a vDSO read, no syscall. */
@@ -41,7 +69,7 @@ static void flush_if_due(struct dprint_factory *stream)
     clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
     uint64_t now = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
     if (now - stream->flushed_ms >= FLUSH_EVERY_MS) {
-        fflush(stream->out);
+        stream_flush(stream);
         stream->flushed_ms = now;
     }
 }
@@ -77,7 +105,14 @@ static void emit(const tf_monitor *m, tf_buf *b)
     }
     struct dprint_factory *stream = ((const struct dprint *)m)->stream;
     pthread_mutex_lock(&stream->lock);
+    /* A flush that stdio makes when the buffer is full would end mid-line,
+     * and a forked child writing the same file would tear it: flush first. */
+    if (stream->buffered && __fpending(stream->out) + b->len > stream->buffered)
+        stream_flush(stream);
     fwrite(b->p, 1, b->len, stream->out);
+    stream->pending_lines++;
+    stream->pending_bytes += b->len;
+    check_written(stream, 0);
     if (stream->buffered)
         flush_if_due(stream);
     pthread_mutex_unlock(&stream->lock);
@@ -177,7 +212,7 @@ void tf__dprint_fork(int phase)
         if (phase == TF_FORK_PREPARE) {
             pthread_mutex_lock(&f->lock);
             if (f->buffered)
-                fflush(f->out);
+                stream_flush(f);
         } else {
             pthread_mutex_unlock(&f->lock);
         }
@@ -194,8 +229,8 @@ TF_API tf_factory *tf_dprint(FILE *out)
     while (f && f->out != out)
         f = f->next;
     if (!f && (f = malloc(sizeof *f))) {
-        *f = (struct dprint_factory){{"dprint", dprint_create, TF_FACTORY_NO_GUARD}, out,
-                                     PTHREAD_MUTEX_INITIALIZER, streams, 0, 0};
+        *f = (struct dprint_factory){.base = {"dprint", dprint_create, TF_FACTORY_NO_GUARD},
+                                     .out = out, .lock = PTHREAD_MUTEX_INITIALIZER, .next = streams};
         streams = f;
     }
     pthread_mutex_unlock(&lock);
@@ -227,14 +262,37 @@ static void flush_on_fatal(int sig, siginfo_t *info, void *uctx)
     tf__fatal_pass_on(sig, info, uctx, before_us);
 }
 
-void tf__dprint_buffered(FILE *out)
+/* At exit (before stdio's own flush): what could not be written is said,
+ * once per stream, on stderr (unless stderr is the stream that failed). */
+static void dprint_lost(void)
+{
+    pthread_mutex_lock(&lock);
+    for (struct dprint_factory *f = streams; f; f = f->next) {
+        pthread_mutex_lock(&f->lock);
+        stream_flush(f);
+        if (f->lost_lines && f->out != stderr)
+            fprintf(stderr, "tf: dprint: %llu lines (%llu bytes) could not be written to %s: %s\n",
+                    (unsigned long long)f->lost_lines, (unsigned long long)f->lost_bytes,
+                    f->out == buffered_out ? "TF_OUTPUT" : "its stream", strerror(f->lost_errno));
+        pthread_mutex_unlock(&f->lock);
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+void tf__dprint_buffered(FILE *out, size_t size)
 {
     struct dprint_factory *f = (struct dprint_factory *)tf_dprint(out);
     if (!f || buffered_out)
         return;
     pthread_mutex_lock(&f->lock);
-    f->buffered = 1;
+    f->buffered = size;
     pthread_mutex_unlock(&f->lock);
     buffered_out = out;
-    tf__catch_fatal(flush_on_fatal, before_us);
+    if (size)
+        tf__catch_fatal(flush_on_fatal, before_us);
+}
+
+void tf__dprint_init(void)
+{
+    atexit(dprint_lost);
 }

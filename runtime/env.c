@@ -4,6 +4,7 @@
  * this file applies them:
  *
  *   TF_MONITORS='io=dprint,io_read=timing+tracer'   group=factory[+factory...]
+ *   TF_MONITORS='io=dprint if time > 10ms'          ... [if CONDITION] (runtime/control)
  *   TF_OUTPUT=FILE   where dprint writes (default stderr)
  *
  * A bad item is reported once on stderr, naming it; the other items still
@@ -15,7 +16,6 @@
  */
 #define _GNU_SOURCE
 #include <ctype.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,9 +24,15 @@
 #include "internal.h"
 #include "config.h"
 
+#define OUTPUT_BUFFER (1 << 16)
+
 static FILE *output;
-static char **asked;   /* groups TF_MONITORS named, checked at exit */
-static int nasked;
+/* Groups TF_MONITORS named, in order (checked at exit), and a hash index
+ * of them (open addressing, at most half full): 100,000 groups start fast. */
+static char **asked;
+static size_t nasked, asked_cap;
+static char **asked_index;
+static size_t index_cap;
 
 /* Items are applied one at a time (start-up, and each new factory that an
  * item waits for); this lock also keeps the lists below. */
@@ -39,17 +45,6 @@ struct waiting {
 };
 static struct waiting *waiting, **waiting_end = &waiting;
 
-FILE *tf__create_file(const char *path)
-{
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0)
-        return NULL;
-    FILE *f = fdopen(fd, "w");
-    if (!f)
-        close(fd);
-    return f;
-}
-
 FILE *tf__env_output(void)
 {
     if (output)
@@ -57,20 +52,20 @@ FILE *tf__env_output(void)
     const char *path = tf__config_get("TF_OUTPUT");
     if (!path || strcmp(path, "-") == 0)
         return output = stderr;
-    output = tf__create_file(path);
+    output = tf__create_file("TF_OUTPUT", path);
     if (!output) {
-        fprintf(stderr, "tf: TF_OUTPUT: cannot create '");
-        tf__config_escaped(stderr, path);
-        fprintf(stderr, "': %s; dprint writes to stderr\n", strerror(errno));
+        fprintf(stderr, "tf: TF_OUTPUT: dprint writes to stderr instead\n");
         return output = stderr;
     }
     /* Fully buffered unless asked otherwise: a line per write(2) made dprint to
      * a file 9x slower. dprint flushes it at least every 100 ms of tracing, at
      * fork and on a fatal signal (dprint.c); exit flushes all stdio. */
     int line = strcmp(tf__config_get("TF_OUTPUT_BUFFER"), "line") == 0;
-    setvbuf(output, NULL, line ? _IOLBF : _IOFBF, line ? 0 : 1 << 16);
-    if (!line)
-        tf__dprint_buffered(output);
+    /* glibc ignores the size unless given the buffer; dprint must know it
+     * to end every write at a line's end. Kept for the process. */
+    char *buffer = line ? NULL : malloc(OUTPUT_BUFFER);
+    setvbuf(output, buffer, buffer ? _IOFBF : _IOLBF, buffer ? OUTPUT_BUFFER : 0);
+    tf__dprint_buffered(output, buffer ? OUTPUT_BUFFER : 0);
     return output;
 }
 
@@ -122,22 +117,53 @@ static int unknown_factory(int index, const char *item, const char *name, const 
     return bad(index, item, why, name, more);
 }
 
+/* The slot of group in asked_index: where it is, or the empty one to put it. */
+static char **index_slot(char **table, size_t cap, const char *group)
+{
+    size_t h = 14695981039346656037u; /* FNV-1a */
+    for (const unsigned char *c = (const unsigned char *)group; *c; c++)
+        h = (h ^ *c) * 1099511628211u;
+    for (size_t i = h & (cap - 1);; i = (i + 1) & (cap - 1))
+        if (!table[i] || strcmp(table[i], group) == 0)
+            return &table[i];
+}
+
 static int asked_for(const char *group)
 {
-    for (int i = 0; i < nasked; i++)
-        if (strcmp(asked[i], group) == 0)
-            return 1;
-    return 0;
+    return asked_index && *index_slot(asked_index, index_cap, group);
+}
+
+/* Both arrays have room for one more group; 0 when out of memory. */
+static int asked_room(void)
+{
+    if (nasked == asked_cap) {
+        size_t cap = asked_cap ? 2 * asked_cap : 16;
+        char **v = realloc(asked, cap * sizeof *v);
+        if (!v)
+            return 0;
+        asked = v;
+        asked_cap = cap;
+    }
+    if (2 * (nasked + 1) <= index_cap)
+        return 1;
+    size_t cap = index_cap ? 2 * index_cap : 32;
+    char **table = calloc(cap, sizeof *table);
+    if (!table)
+        return 0;
+    for (size_t i = 0; i < nasked; i++)
+        *index_slot(table, cap, asked[i]) = asked[i];
+    free(asked_index);
+    asked_index = table;
+    index_cap = cap;
+    return 1;
 }
 
 static void remember(const char *group)
 {
-    char **v = asked_for(group) ? NULL : realloc(asked, (size_t)(nasked + 1) * sizeof *v);
-    if (!v)
+    if (asked_for(group) || !asked_room() || !(asked[nasked] = strdup(group)))
         return;
-    asked = v;
-    if ((v[nasked] = strdup(group)))
-        nasked++;
+    *index_slot(asked_index, index_cap, group) = asked[nasked];
+    nasked++;
 }
 
 /* Registers group = compose(what an earlier item gave it, fs), so that
@@ -184,6 +210,22 @@ static int resolve(char *list, tf_factory **fs, size_t *n, int index, const char
     return APPLIED;
 }
 
+/* Registers fs on group, wrapped in the condition cond (at column col of
+ * the item) if there is one. */
+static int apply_cond(const char *group, tf_factory **fs, size_t n, const char *cond, size_t col,
+                      int index)
+{
+    if (cond) {
+        tf_factory *f = tf__cond_wrap(cond, col, fs, n, index);
+        if (!f)
+            return REPORTED;
+        fs[0] = f;
+        n = 1;
+    }
+    apply(group, fs, n);
+    return APPLIED;
+}
+
 /* last: no more factories can come (exit), so an unknown one is reported. */
 static int apply_item(const char *text, int index, int last)
 {
@@ -196,13 +238,16 @@ static int apply_item(const char *text, int index, int last)
     int rc = REPORTED;
     char *eq = strchr(item, '=');
     char *group = eq ? (*eq = 0, trim(item)) : NULL, *list = eq ? trim(eq + 1) : NULL;
+    char *cond = eq ? strstr(list, " if ") : NULL;
+    if (cond)
+        *cond = 0; /* "group=f1+f2 if CONDITION" (runtime/control) */
     size_t n;
     if (!eq)
         bad(index, text, "expected group=factory[+factory...]", NULL, NULL);
     else if (!identifier(group))
         bad(index, text, *group ? "bad group name" : "empty group name", *group ? group : NULL, NULL);
     else if ((rc = resolve(list, fs, &n, index, text, last)) == APPLIED)
-        apply(group, fs, n);
+        rc = apply_cond(group, fs, n, cond ? cond + 4 : NULL, cond ? (size_t)(cond + 4 - item) : 0, index);
     free(fs);
     free(item);
     return rc;
@@ -249,6 +294,17 @@ static void factory_added(void)
     pthread_mutex_unlock(&lock);
 }
 
+tf_factory *tf__env_factory(const char *name, int *unknown, char *why, size_t len)
+{
+    pthread_mutex_lock(&lock);
+    applying = 1;
+    tf_factory *f = tf__factory_named(name, unknown, why, len);
+    retry_waiting(0); /* making f may have published what an item waits for */
+    applying = 0;
+    pthread_mutex_unlock(&lock);
+    return f;
+}
+
 static void apply_all(const char *value)
 {
     char *copy = strdup(value);
@@ -275,7 +331,7 @@ static void check_at_exit(void)
     retry_waiting(1);
     applying = 0;
     pthread_mutex_unlock(&lock);
-    for (int i = 0; i < nasked; i++)
+    for (size_t i = 0; i < nasked; i++)
         if (!tf_group_known(asked[i]))
             fprintf(stderr, "tf: TF_MONITORS: no loaded code declares group '%s': "
                             "nothing was traced for it\n", asked[i]);

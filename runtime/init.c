@@ -1,6 +1,7 @@
 /*
  * init.c: libtf's start-up, in the order it needs: the trust snapshot first
- * (only modules present now are trusted), then environment activation.
+ * (only modules present now are trusted), then environment activation,
+ * then live control (TF_TRIGGERS, TF_CONTROL).
  * Built-in factories registered before, in constructors of priority 101
  * (TF_ENV_FACTORY).
  * Every lock of the runtime is taken around fork, in the one order of
@@ -19,22 +20,26 @@ static void mark_exiting(void)
 
 static void fork_prepare(void)
 {
+    tf__control_fork(TF_FORK_PREPARE);
     tf__env_fork(TF_FORK_PREPARE);
     tf__factories_fork(TF_FORK_PREPARE);
     tf__registry_fork(TF_FORK_PREPARE);
     tf__permission_fork(TF_FORK_PREPARE);
     tf__dprint_fork(TF_FORK_PREPARE);
     tf__timing_fork(TF_FORK_PREPARE);
+    tf__record_fork(TF_FORK_PREPARE);
 }
 
 static void fork_done(int phase)
 {
+    tf__record_fork(phase);
     tf__timing_fork(phase);
     tf__dprint_fork(phase);
     tf__permission_fork(phase);
     tf__registry_fork(phase);
     tf__factories_fork(phase);
     tf__env_fork(phase);
+    tf__control_fork(phase); /* last: a child's server starts with all locks free */
 }
 
 static void fork_parent(void)
@@ -53,6 +58,8 @@ __attribute__((constructor)) static void tf_init(void)
     tf__registry_set_maker(tf__compose_create);
     tf__config_init();
     tf__permission_init();
+    tf__dprint_init();
     tf__env_init();
+    tf__control_init();
     atexit(mark_exiting); /* registered last: runs first at exit */
 }

@@ -143,11 +143,15 @@ void tf__thread_name(char name[16]);
 
 /* ---- fork ------------------------------------------------------------------
  * The locks are taken in one order (env, factories, registry, permission,
- * dprint streams, timing) by runtime/init.c's one pthread_atfork handler:
+ * dprint streams, timing, recorder) by runtime/init.c's one pthread_atfork handler:
  * handlers of separate modules would run in reverse registration order and
- * could invert the registry -> timing order that monitor creation uses. */
+ * could invert the registry -> timing order that monitor creation uses.
+ * Live control (its trigger list) comes first and is released last: a
+ * child's control server thread starts only once every other lock is free. */
 void tf__dprint_fork(int phase);
 void tf__timing_fork(int phase);
+void tf__control_fork(int phase);
+void tf__record_fork(int phase);
 
 /* ---- environment (runtime/env.c, factories.c) ------------------------------ */
 /* The stream TF_OUTPUT names (stderr by default). */
@@ -173,6 +177,17 @@ void tf__factories_help(FILE *out);
 /* fn runs after each tf_env_add_factory (TF_MONITORS items may wait for it). */
 void tf__factories_on_add(void (*fn)(void));
 void tf__factories_fork(int phase);
+/* tf__factory_named for live control (tf-ctl register, triggers), from any
+ * thread: under env.c's lock, as TF_MONITORS items look factories up. */
+tf_factory *tf__env_factory(const char *name, int *unknown, char *why, size_t len);
+/* "if COND" of a TF_MONITORS item (text, at column col of item index) around
+ * the composition of fs; NULL after reporting a bad condition on stderr. */
+tf_factory *tf__cond_wrap(const char *text, size_t col, tf_factory **fs, size_t n, int index);
+/* TF_CONTROL and TF_TRIGGERS (runtime/control), after environment activation. */
+void tf__control_init(void);
+/* The manager of the `timing` factory if TF_MONITORS or tf-ctl ever asked
+ * for it, else NULL (tf-ctl report). */
+struct tf_timing_manager *tf__timing_env_existing(void);
 /* Fatal signals (fatal.c): SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT. A libtf
  * handler catches them all with tf__catch_fatal (nonzero if sigaction
  * failed) and, when done, hands the signal on with tf__fatal_pass_on. */
@@ -182,11 +197,16 @@ int tf__catch_fatal(void (*fn)(int, siginfo_t *, void *), struct sigaction previ
 void tf__fatal_pass_on(int sig, siginfo_t *info, void *uctx, const struct sigaction previous[TF_NFATAL]);
 void tf__pass_on(int sig, siginfo_t *info, void *uctx, const struct sigaction *previous);
 
-/* out is fully buffered by libtf (TF_OUTPUT): dprint flushes it every 100 ms
- * of tracing and on a fatal signal. */
-void tf__dprint_buffered(FILE *out);
-/* Opens path for writing as TF does for every file it creates: O_NOFOLLOW,
- * mode 0600, truncated. NULL and errno on failure. */
-FILE *tf__create_file(const char *path);
+/* out is TF_OUTPUT, fully buffered by libtf in size bytes (0: line by line):
+ * dprint flushes it every 100 ms of tracing, on a fatal signal, and before a
+ * line that would not fit, so every write(2) ends at a line's end. */
+void tf__dprint_buffered(FILE *out, size_t size);
+/* At exit, dprint says how many lines a write error lost (once per stream). */
+void tf__dprint_init(void);
+/* Creates path for the variable var as TF creates every file (files.c): no
+ * symlink followed on the way, only a file of the effective user that nobody
+ * else may write, or a character device; never blocks; mode 0600, truncated,
+ * O_APPEND. On failure says why on stderr, naming var and path: NULL. */
+FILE *tf__create_file(const char *var, const char *path);
 
 #endif

@@ -8,6 +8,10 @@
  * its timers. A monitored function's timer belongs to its group; an info
  * pair's timer to the group of the monitored function that first enters it
  * (timing_groups.c).
+ *
+ * Summing a timer over threads and measuring the hooks' overhead are the
+ * manager's too: they need threads, hooks and clock together, which the
+ * leaves timing_clock.c and timing_stats.c do not know.
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
@@ -125,15 +129,28 @@ static tt_timer *timer_find(tt_manager *m, const char *full)
 
 #define MANAGER(f) ((tt_manager *)(f))
 
-static void merge_decls(tt_manager *m, const tf_tu *tu)
+/* The groups a TU declares join the table even without timers of their own,
+ * so that reports show them (their edges are the registry's). */
+static void add_declared_groups(tt_manager *m, const tf_tu *tu)
 {
     for (uint32_t d = 0; d < tu->ndecls; d++) {
         const tf_group_decl *decl = &tu->decls[d];
-        int from = tt_group_index(m, decl->name);
+        tt_group_index(m, decl->name);
         for (uint32_t s = 0; s < decl->nsubgroups; s++)
-            tt_add_edge(m, from, tt_group_index(m, decl->subgroups[s]));
+            tt_group_index(m, decl->subgroups[s]);
     }
 }
+
+static void destroy(tf_monitor *self)
+{
+    tt_manager_unref(((tt_monitor *)self)->m);
+    free(self);
+}
+
+/* The hooks are the stack's; a monitor's end is the manager's (its
+ * reference), so the stack never calls up into the manager. Timing reads ids
+ * and the clock, never a value. */
+static const tf_monitor_ops monitor_ops = {tt_enter, tt_info, tt_exit, tt_exception, tt_clear, destroy, TF_OPS_NO_VALUES};
 
 static tf_monitor *create(tf_factory *f, const tf_tu *tu)
 {
@@ -141,18 +158,19 @@ static tf_monitor *create(tf_factory *f, const tf_tu *tu)
     tt_monitor *mon = calloc(1, sizeof *mon + tu->nnames * sizeof(tt_timer *));
     if (!mon)
         return NULL;
-    mon->base.ops = &tt_ops;
+    mon->base.ops = &monitor_ops;
     mon->base.tu = tu;
     mon->base.factory = f;
     mon->m = m;
     mon->n = tu->nnames;
     pthread_mutex_lock(&m->lock);
-    merge_decls(m, tu);
+    add_declared_groups(m, tu);
     for (uint32_t id = 0; id < tu->nnames; id++)
         if (tu->names[id].flags & (TF_NAME_MONITOR | TF_NAME_TP_ENTER | TF_NAME_TP_EXIT))
             mon->timers[id] = timer_get(m, tu, &tu->names[id]);
-    /* Only this TU's timers, unless its declarations changed what is blocked
-     * (a program of many TUs would be quadratic otherwise). */
+    /* Only this TU's timers, unless its declarations (in the registry's graph
+     * already) changed what is blocked: a program of many TUs would be
+     * quadratic otherwise. */
     if (tt_recompute_blocked(m))
         tt_recompute_active(m);
     for (uint32_t id = 0; id < tu->nnames; id++)
@@ -162,6 +180,72 @@ static tf_monitor *create(tf_factory *f, const tf_tu *tu)
     pthread_mutex_unlock(&m->lock);
     return &mon->base;
 }
+
+/* ---- statistics and hook overhead ------------------------------------------------ */
+
+static void add_stats(const tt_stats *s, void *arg)
+{
+    tt_sum_add(arg, s);
+}
+
+void tt_summarize(tt_manager *m, uint32_t i, tt_sum *out)
+{
+    tt_sum_init(out);
+    tt_foreach_stats(m, i, add_stats, out);
+    tt_sum_done(out);
+}
+
+/* A parent's measured time includes, per nested timed call, the part of the
+ * child's enter and exit hooks outside the child's own interval (the call,
+ * finding the thread's state, pushing; recording after the exit's clock read).
+ * Measured as a private manager sees it: a parent frame around N empty
+ * children; its self time / N, the best of several runs. */
+
+static tf_monitor *calib_holder;
+static const tf_name calib_names[2] = {
+    {"child", TF_NAME_MONITOR, 0, "<tf timing calibration>", 1, 0},
+    {"parent", TF_NAME_MONITOR, 0, "<tf timing calibration>", 2, 0},
+};
+static const tf_tu_group calib_groups[1] = {{"tf_timing_calibration", &calib_holder}};
+static tf_tu calib_tu = {TF_TU_ABI, sizeof(tf_tu), "<tf timing calibration>",
+                         "tf_timing_calibration", 2, 1, 0, 0, calib_names, calib_groups, NULL,
+                         TF_VERSION};
+
+#define CALIB_CHILDREN 1000
+
+/* The hooks' cost outside a nested call, in ticks of m's clock. */
+static uint64_t measure_overhead(tt_manager *m)
+{
+    tt_manager *p = tt_manager_new(0);
+    tf_monitor *mon = p ? p->factory.create(&p->factory, &calib_tu) : NULL;
+    uint64_t best = UINT64_MAX, before = 0;
+    if (!mon) {
+        if (p)
+            tt_manager_unref(p);
+        return 0;
+    }
+    p->clock = m->clock;
+    for (int trial = 0; trial < 7; trial++) {
+        mon->ops->enter(mon, 1, NULL);
+        for (int i = 0; i < CALIB_CHILDREN; i++) {
+            mon->ops->enter(mon, 0, NULL);
+            mon->ops->exit(mon, 0, NULL);
+        }
+        mon->ops->exit(mon, 1, NULL);
+        tt_sum s;
+        pthread_mutex_lock(&p->lock);
+        tt_summarize(p, 1, &s);
+        pthread_mutex_unlock(&p->lock);
+        uint64_t per = (s.self - before) / CALIB_CHILDREN;
+        before = s.self;
+        best = per < best ? per : best;
+    }
+    mon->ops->destroy(mon);
+    tt_manager_unref(p);
+    return best == UINT64_MAX ? 0 : best;
+}
+
+/* ---- the manager ------------------------------------------------------------------ */
 
 tt_manager *tt_manager_new(int measure)
 {
@@ -177,7 +261,7 @@ tt_manager *tt_manager_new(int measure)
     tt_clock_default(&m->clock);
     m->epoch = tt_now(&m->clock);
     if (measure)
-        m->overhead = tt_measure_overhead(m);
+        m->overhead = measure_overhead(m);
     return m;
 }
 
@@ -194,10 +278,8 @@ static void manager_free(tt_manager *m)
         free(m->keys[i]);
     free(m->keys);
     free(m->vals);
-    for (int g = 0; g < m->ngroups; g++) {
+    for (int g = 0; g < m->ngroups; g++)
         free(m->groups[g].name);
-        free(m->groups[g].subs);
-    }
     free(m->groups);
     tt_stats_free_all(m->retired);
     tt_log_free_all(m->retired_logs);
@@ -254,13 +336,13 @@ TF_API int tf_timing_group_enable(tf_timing_manager *tm, const char *group, int 
         return TF_EINVAL;
     pthread_mutex_lock(&m->lock);
     int g = tt_group_index(m, group);
-    if (g >= 0)
+    if (g >= 0) {
         m->groups[g].enabled = on != 0;
+        tt_group_add_below(m);
+        tt_recompute_active(m);
+    }
     pthread_mutex_unlock(&m->lock);
-    if (g < 0)
-        return TF_ENOMEM;
-    tt_sync_registry_graph(m); /* recomputes */
-    return TF_OK;
+    return g < 0 ? TF_ENOMEM : TF_OK;
 }
 
 TF_API int tf_timing_timer_active(tf_timing_manager *tm, const char *timer)
@@ -288,26 +370,11 @@ TF_API int tf_timing_stats_get(tf_timing_manager *tm, const char *timer, tf_timi
     tt_timer *t = timer_find(m, timer);
     if (t) {
         tt_summarize(m, t->index, s);
-        tt_stats_fill(m, s, out);
+        tt_sum_fill(s, m->clock.ticks_per_second, out);
     }
     pthread_mutex_unlock(&m->lock);
     free(s);
     return t ? TF_OK : TF_ENOENT;
-}
-
-TF_API int tf_timing_report(tf_timing_manager *tm, FILE *out, tf_timing_format format)
-{
-    tt_manager *m = (tt_manager *)tm;
-    if (!m || !out || format < TF_TIMING_TEXT || format > TF_TIMING_CHROME_TRACE)
-        return TF_EINVAL;
-    tt_sync_registry_graph(m);
-    tt_clock_rate(&m->clock);
-    pthread_mutex_lock(&m->lock);
-    int rc = format == TF_TIMING_CHROME_TRACE ? tt_write_chrome_trace(m, out)
-                                              : tt_write_report(m, out, format);
-    pthread_mutex_unlock(&m->lock);
-    fflush(out);
-    return rc;
 }
 
 TF_API tf_timing_format tf_timing_format_for_path(const char *path)
@@ -370,7 +437,7 @@ TF_API int tf_timing_set_clock(tf_timing_manager *tm, tf_timing_clock_fn fn, voi
     m->clock = c;
     m->overhead = 0;
     pthread_mutex_unlock(&m->lock);
-    uint64_t overhead = fn ? 0 : tt_measure_overhead(m);
+    uint64_t overhead = fn ? 0 : measure_overhead(m);
     pthread_mutex_lock(&m->lock);
     m->overhead = overhead;
     m->epoch = tt_now(&m->clock);

@@ -1,22 +1,22 @@
 /*
- * timing_clock.c: which clock timing points read, what a read costs, and what
- * the hooks cost a parent's self time (DESIGN.md section 6; issue 5 item 3).
+ * timing_clock.c: which clock timing points read and what a read costs
+ * (DESIGN.md section 6; issue 5 item 3). What the hooks cost a parent's self
+ * time is measured by the manager (timing.c), which owns hooks and clock.
  *
- * rdtsc is used when (a) cpuid reports an invariant TSC (constant rate in all
- * P/C-states, so ticks are time), (b) the kernel did not reject the TSC as its
- * clocksource (it does when it finds TSCs out of sync between CPUs), and
- * (c) it is measured cheaper than clock_gettime(CLOCK_MONOTONIC), which is
- * the fallback. Its rate is calibrated against CLOCK_MONOTONIC over the whole
+ * The clock is the process's one clock (clock.c): rdtsc where the TSC is
+ * invariant, also under kvm-clock, else clock_gettime(CLOCK_MONOTONIC). Its
+ * rate is calibrated against CLOCK_MONOTONIC over the whole
  * run (from the first probe to each report), waiting 20 ms at most if the run
  * was shorter.
  */
 #define _GNU_SOURCE
-#include <cpuid.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
-#include "timing_internal.h"
+#include "../clock.h"
+#include "timing_clock.h"
 
 #define CALIBRATION_MIN_NS 20000000ull
 
@@ -25,29 +25,6 @@ uint64_t tt_mono_ns(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
-
-static int tsc_invariant(void)
-{
-    unsigned a, b, c, d;
-    if (!__get_cpuid(0x80000000, &a, &b, &c, &d) || a < 0x80000007)
-        return 0;
-    __get_cpuid(0x80000007, &a, &b, &c, &d);
-    return (d >> 8) & 1;
-}
-
-/* 0 if the kernel runs on another clocksource while a TSC exists: it demoted
- * the TSC as unstable. Unknown (no sysfs) counts as fine. */
-static int kernel_trusts_tsc(void)
-{
-    FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
-    char cur[64] = "tsc";
-    if (f) {
-        if (!fgets(cur, sizeof cur, f))
-            strcpy(cur, "tsc");
-        fclose(f);
-    }
-    return strncmp(cur, "tsc", 3) == 0;
 }
 
 /* The best of several runs of n reads, in ns per read. */
@@ -70,12 +47,12 @@ static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
 
 static void probe_run(void)
 {
-    probe.tsc_invariant = tsc_invariant();
+    tf__clock_init();
+    probe.tsc_invariant = tf__clock_tsc;
     probe.mono_read_ns = MEASURE(tt_mono_ns());
     if (probe.tsc_invariant)
         probe.tsc_read_ns = MEASURE(__builtin_ia32_rdtsc());
-    probe.tsc_usable = probe.tsc_invariant && kernel_trusts_tsc() &&
-                       probe.tsc_read_ns <= probe.mono_read_ns;
+    probe.tsc_usable = probe.tsc_invariant;
     probe.mono0_ns = tt_mono_ns();
     probe.tsc0 = __builtin_ia32_rdtsc();
 }
@@ -110,58 +87,4 @@ double tt_clock_rate(tt_clock *c)
     double secs = ((double)(m0 - p->mono0_ns) + (double)(m1 - m0) / 2) / 1e9;
     c->ticks_per_second = (double)(tsc - p->tsc0) / secs;
     return c->ticks_per_second;
-}
-
-double tt_ticks_to_ns(tt_manager *m, double ticks)
-{
-    return ticks * 1e9 / m->clock.ticks_per_second;
-}
-
-/* ---- hook overhead ------------------------------------------------------------
- * A parent's measured time includes, per nested timed call, the part of the
- * child's enter and exit hooks outside the child's own interval (the call,
- * finding the thread's state, pushing; recording after the exit's clock read).
- * Measured as a private manager sees it: a parent frame around N empty
- * children; its self time / N, the best of several runs. */
-
-static tf_monitor *calib_holder;
-static const tf_name calib_names[2] = {
-    {"child", TF_NAME_MONITOR, 0, "<tf timing calibration>", 1, 0},
-    {"parent", TF_NAME_MONITOR, 0, "<tf timing calibration>", 2, 0},
-};
-static const tf_tu_group calib_groups[1] = {{"tf_timing_calibration", &calib_holder}};
-static tf_tu calib_tu = {TF_TU_ABI, sizeof(tf_tu), "<tf timing calibration>",
-                         "tf_timing_calibration", 2, 1, 0, 0, calib_names, calib_groups, NULL};
-
-#define CALIB_CHILDREN 1000
-
-uint64_t tt_measure_overhead(tt_manager *m)
-{
-    tt_manager *p = tt_manager_new(0);
-    tf_monitor *mon = p ? p->factory.create(&p->factory, &calib_tu) : NULL;
-    uint64_t best = UINT64_MAX, before = 0;
-    if (!mon) {
-        if (p)
-            tt_manager_unref(p);
-        return 0;
-    }
-    p->clock = m->clock;
-    for (int trial = 0; trial < 7; trial++) {
-        mon->ops->enter(mon, 1, NULL);
-        for (int i = 0; i < CALIB_CHILDREN; i++) {
-            mon->ops->enter(mon, 0, NULL);
-            mon->ops->exit(mon, 0, NULL);
-        }
-        mon->ops->exit(mon, 1, NULL);
-        tt_sum s;
-        pthread_mutex_lock(&p->lock);
-        tt_summarize(p, 1, &s);
-        pthread_mutex_unlock(&p->lock);
-        uint64_t per = (s.self - before) / CALIB_CHILDREN;
-        before = s.self;
-        best = per < best ? per : best;
-    }
-    mon->ops->destroy(mon);
-    tt_manager_unref(p);
-    return best == UINT64_MAX ? 0 : best;
 }

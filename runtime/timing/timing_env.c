@@ -22,7 +22,7 @@ static pthread_once_t env_once = PTHREAD_ONCE_INIT;
 
 static pid_t env_pid; /* the process that set the report up */
 
-static void env_write(const char *path, tf_timing_format format)
+static void env_write(const char *var, const char *path, tf_timing_format format)
 {
     if (strcmp(path, "-") == 0) {
         tf_timing_report((tf_timing_manager *)env_manager, stderr, format);
@@ -33,13 +33,17 @@ static void env_write(const char *path, tf_timing_format format)
         snprintf(forked, sizeof forked, "%s.%ld", path, (long)getpid());
         path = forked;
     }
-    FILE *f = tf__create_file(path);
-    if (!f) {
-        fprintf(stderr, "tf: timing report: cannot create %s: %s\n", path, strerror(errno));
+    FILE *f = tf__create_file(var, path);
+    if (!f)
         return;
-    }
     tf_timing_report((tf_timing_manager *)env_manager, f, format);
-    fclose(f);
+    int failed = fflush(f) != 0 || ferror(f);
+    int err = errno;
+    if (fclose(f) != 0 || failed) {
+        fprintf(stderr, "tf: %s: writing '", var);
+        tf__config_escaped(stderr, path);
+        fprintf(stderr, "' failed: %s; the report is incomplete\n", strerror(failed ? err : errno));
+    }
 }
 
 /* .req.nosilentcap: the trace's ring bound is said where people look, not
@@ -61,10 +65,10 @@ static void env_at_exit(void)
     int saved = errno;
     tf__in_monitor = 1; /* nothing monitored runs while we report */
     const char *report = tf__config_get("TF_REPORT");
-    env_write(report ? report : "-", report ? tf_timing_format_for_path(report) : TF_TIMING_TEXT);
+    env_write("TF_REPORT", report ? report : "-", report ? tf_timing_format_for_path(report) : TF_TIMING_TEXT);
     const char *trace = tf__config_get("TF_TIMING_TRACE");
     if (trace) {
-        env_write(trace, TF_TIMING_CHROME_TRACE);
+        env_write("TF_TIMING_TRACE", trace, TF_TIMING_CHROME_TRACE);
         say_dropped(trace);
     }
     tf__in_monitor = 0;
@@ -107,3 +111,8 @@ static tf_factory *make_timing(const char *name)
     return env_manager ? &env_manager->factory : NULL;
 }
 TF_ENV_FACTORY(timing, "timing", "timing points, reported at exit to TF_REPORT", make_timing)
+
+tf_timing_manager *tf__timing_env_existing(void)
+{
+    return (tf_timing_manager *)__atomic_load_n(&env_manager, __ATOMIC_ACQUIRE);
+}

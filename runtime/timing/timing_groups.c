@@ -1,14 +1,16 @@
 /*
  * timing_groups.c: timer groups (Java: TimerGroup) and which timers record.
  *
- * Groups and containment: the manager merges the TF_GROUP declarations of
- * the TUs it sees (safe under the registry's lock, which create() runs in)
- * with the registry's whole graph (asked outside any lock, before enabling
- * and reporting: a parent group may be declared only in a TU without timing).
- * A timer is active (.req.hot: one byte the hooks read) when it is enabled
- * and no group from its own up through every group containing it is
- * disabled. Everything here runs with the manager's lock held, except
- * tt_sync_registry_graph, which takes it.
+ * The group graph is the registry's, the only one in libtf. The manager keeps
+ * a table of the groups it knows (its timers', those its TUs declare, those
+ * switched, and every group below one of them) with the user's switch for
+ * each and whether it is blocked: switched off itself or inside a group that
+ * is. A timer is active (.req.hot: one byte the hooks read) when it is
+ * enabled and its group is not blocked.
+ *
+ * The registry's walks take no lock, so everything here runs with the
+ * manager's lock held, also inside create(), which the registry calls under
+ * its own lock.
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
@@ -16,11 +18,35 @@
 
 #include "timing_internal.h"
 
-int tt_group_index(tt_manager *m, const char *name)
+int tt_group_find(tt_manager *m, const char *name)
 {
     for (int i = 0; i < m->ngroups; i++)
         if (strcmp(m->groups[i].name, name) == 0)
             return i;
+    return -1;
+}
+
+/* Nonzero if name is a group of the table switched off (only those are
+ * compared: usually none or few). */
+static int switched_off(const char *name, void *arg)
+{
+    tt_manager *m = arg;
+    for (int i = 0; i < m->ngroups; i++)
+        if (!m->groups[i].enabled && strcmp(m->groups[i].name, name) == 0)
+            return 1;
+    return 0;
+}
+
+static int is_blocked(tt_manager *m, const char *name)
+{
+    return tf__group_each_container(name, switched_off, m) == 1;
+}
+
+int tt_group_index(tt_manager *m, const char *name)
+{
+    int i = tt_group_find(m, name);
+    if (i >= 0)
+        return i;
     tt_group *v = realloc(m->groups, (size_t)(m->ngroups + 1) * sizeof *v);
     if (!v)
         return -1;
@@ -30,31 +56,53 @@ int tt_group_index(tt_manager *m, const char *name)
     if (!(g->name = strdup(name)))
         return -1;
     g->enabled = 1;
+    g->blocked = is_blocked(m, name);
     return m->ngroups++;
 }
 
-void tt_add_edge(tt_manager *m, int from, int to)
+static int add_group(const char *name, void *arg)
 {
-    if (from < 0 || to < 0 || from == to)
-        return;
-    tt_group *g = &m->groups[from];
-    for (int i = 0; i < g->nsubs; i++)
-        if (g->subs[i] == to)
-            return;
-    int *v = realloc(g->subs, (size_t)(g->nsubs + 1) * sizeof *v);
-    if (v) {
-        v[g->nsubs++] = to;
-        g->subs = v;
-    }
+    return tt_group_index(arg, name) < 0 ? TF_ENOMEM : 0;
 }
 
-static void block(tt_manager *m, int g)
+/* The table gains every group below one of its groups; a group added is
+ * visited in its turn, so the order is the same walk every time. */
+void tt_group_add_below(tt_manager *m)
 {
-    if (m->groups[g].blocked)
-        return;
-    m->groups[g].blocked = 1;
-    for (int i = 0; i < m->groups[g].nsubs; i++)
-        block(m, m->groups[g].subs[i]);
+    for (int i = 0; i < m->ngroups; i++)
+        tf__group_each_subgroup(m->groups[i].name, add_group, m);
+}
+
+struct collect {
+    tt_manager *m;
+    tt_group_list *out;
+};
+
+static int add_index(const char *name, void *arg)
+{
+    struct collect *c = arg;
+    int g = tt_group_find(c->m, name);
+    if (g < 0) /* declared since the table last grew: not reported yet */
+        return 0;
+    int *v = realloc(c->out->v, (size_t)(c->out->n + 1) * sizeof *v);
+    if (!v)
+        return TF_ENOMEM;
+    v[c->out->n++] = g;
+    c->out->v = v;
+    return 0;
+}
+
+int tt_group_subs(tt_manager *m, int g, tt_group_list *out)
+{
+    struct collect c = {m, out};
+    out->v = NULL;
+    out->n = 0;
+    if (tf__group_each_subgroup(m->groups[g].name, add_index, &c) == 0)
+        return TF_OK;
+    free(out->v);
+    out->v = NULL;
+    out->n = 0;
+    return TF_ENOMEM;
 }
 
 void tt_timer_update(tt_manager *m, tt_timer *t)
@@ -70,25 +118,12 @@ int tt_recompute_blocked(tt_manager *m)
     int any_off = 0, changed = 0;
     for (int g = 0; g < m->ngroups; g++)
         any_off |= !m->groups[g].enabled;
-    if (!any_off) { /* the common case, cheap for each new TU */
-        for (int g = 0; g < m->ngroups; g++) {
-            changed |= m->groups[g].blocked;
-            m->groups[g].blocked = 0;
-        }
-        return changed;
-    }
-    char *was = malloc((size_t)m->ngroups + 1);
     for (int g = 0; g < m->ngroups; g++) {
-        if (was)
-            was[g] = (char)m->groups[g].blocked;
-        m->groups[g].blocked = 0;
+        /* none off, the common case: cheap for each new TU */
+        int b = any_off && is_blocked(m, m->groups[g].name);
+        changed |= b != m->groups[g].blocked;
+        m->groups[g].blocked = b;
     }
-    for (int g = 0; g < m->ngroups; g++)
-        if (!m->groups[g].enabled)
-            block(m, g);
-    for (int g = 0; g < m->ngroups; g++)
-        changed |= !was || was[g] != m->groups[g].blocked;
-    free(was);
     return changed;
 }
 
@@ -112,45 +147,3 @@ void tt_timer_adopt_group(tt_manager *m, tt_timer *t, const tf_tu *tu, int calle
     }
     pthread_mutex_unlock(&m->lock);
 }
-
-/* Adds the registry's subgroup edges among every group reachable from ours. */
-void tt_sync_registry_graph(tt_manager *m)
-{
-    char **names = NULL;
-    int n = 0, cap = 0;
-    pthread_mutex_lock(&m->lock);
-    for (int i = 0; i < m->ngroups; i++) {
-        if (n == cap) {
-            char **v = realloc(names, (size_t)(cap = cap ? 2 * cap : 16) * sizeof *v);
-            if (!v)
-                break;
-            names = v;
-        }
-        names[n++] = strdup(m->groups[i].name);
-    }
-    pthread_mutex_unlock(&m->lock);
-    for (int i = 0; i < n; i++) {
-        const char *subs[64];
-        int k = names[i] ? tf_group_subgroups(names[i], subs, 64) : 0;
-        k = k < 64 ? k : 64;
-        pthread_mutex_lock(&m->lock);
-        int from = tt_group_index(m, names[i]);
-        for (int j = 0; j < k; j++) {
-            int before = m->ngroups, to = tt_group_index(m, subs[j]);
-            tt_add_edge(m, from, to);
-            if (m->ngroups > before && n == cap) { /* a new group: visit it too */
-                char **v = realloc(names, (size_t)(cap *= 2) * sizeof *v);
-                if (v)
-                    names = v;
-            }
-            if (m->ngroups > before && n < cap)
-                names[n++] = strdup(subs[j]);
-        }
-        tt_recompute_active(m);
-        pthread_mutex_unlock(&m->lock);
-    }
-    for (int i = 0; i < n; i++)
-        free(names[i]);
-    free(names);
-}
-

@@ -4,9 +4,12 @@
  *
  * Text answers "where does the time go": timing points grouped by timer group,
  * groups by their self time, points by their total, in human units; then the
- * group tree with self time including subgroups. JSON carries every statistic
+ * group tree (the registry's graph, read once per report) with self time
+ * including subgroups. JSON carries every statistic
  * of every timing point (units in the names: *_ns, plus "units"), the clock,
  * the overhead subtracted and the group tree. CSV is one row per timing point.
+ * tf_timing_report is here, above the manager, so the manager never calls
+ * up into its reports; it hands the Chrome trace to timing_trace.c.
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -24,6 +27,7 @@ typedef struct snapshot {
     row *rows;
     uint32_t n;
     double *group_self; /* direct, per group */
+    tt_group_list *subs; /* per group, from the registry's graph */
     uint64_t unmatched, abandoned;
     tf_timing_clock_info clock;
 } snapshot;
@@ -36,21 +40,45 @@ static int by_total(const void *a, const void *b)
     return strcmp(x->t->full, y->t->full);
 }
 
+static void snapshot_free(snapshot *sn, int ngroups)
+{
+    for (int g = 0; sn->subs && g < ngroups; g++)
+        free(sn->subs[g].v);
+    free(sn->subs);
+    free(sn->rows);
+    free(sn->group_self);
+}
+
+/* The group tree as the registry has it now, among the manager's groups. */
+static int snapshot_groups(tt_manager *m, snapshot *sn)
+{
+    sn->subs = calloc(m->ngroups ? (size_t)m->ngroups : 1, sizeof *sn->subs);
+    int rc = sn->subs ? TF_OK : TF_ENOMEM;
+    for (int g = 0; g < m->ngroups && rc == TF_OK; g++)
+        rc = tt_group_subs(m, g, &sn->subs[g]);
+    return rc;
+}
+
 static int snapshot_take(tt_manager *m, snapshot *sn)
 {
     memset(sn, 0, sizeof *sn);
+    if (snapshot_groups(m, sn) != TF_OK) {
+        snapshot_free(sn, m->ngroups);
+        return TF_ENOMEM;
+    }
     tt_sum *sum = malloc(sizeof *sum);
     sn->rows = calloc(m->ntimers ? m->ntimers : 1, sizeof *sn->rows);
     sn->group_self = calloc(m->ngroups ? (size_t)m->ngroups : 1, sizeof *sn->group_self);
     if (!sum || !sn->rows || !sn->group_self) {
-        free(sum), free(sn->rows), free(sn->group_self);
+        free(sum);
+        snapshot_free(sn, m->ngroups);
         return TF_ENOMEM;
     }
     for (uint32_t i = 0; i < m->ntimers; i++) {
         row *r = &sn->rows[sn->n++];
         r->t = tt_timer_at(m, i);
         tt_summarize(m, i, sum);
-        tt_stats_fill(m, sum, &r->s);
+        tt_sum_fill(sum, m->clock.ticks_per_second, &r->s);
         sn->unmatched += r->s.unmatched_exits;
         sn->abandoned += r->s.abandoned;
         if (r->t->group >= 0)
@@ -61,12 +89,6 @@ static int snapshot_take(tt_manager *m, snapshot *sn)
     /* m->lock is held; tf_timing_clock takes no lock. */
     tf_timing_clock((tf_timing_manager *)m, &sn->clock);
     return TF_OK;
-}
-
-static void snapshot_free(snapshot *sn)
-{
-    free(sn->rows);
-    free(sn->group_self);
 }
 
 static const char *group_name(tt_manager *m, const tt_timer *t)
@@ -81,8 +103,8 @@ static double group_self_below(tt_manager *m, const snapshot *sn, int g, char *s
         return 0;
     seen[g] = 1;
     double total = sn->group_self[g];
-    for (int i = 0; i < m->groups[g].nsubs; i++)
-        total += group_self_below(m, sn, m->groups[g].subs[i], seen);
+    for (int i = 0; i < sn->subs[g].n; i++)
+        total += group_self_below(m, sn, sn->subs[g].v[i], seen);
     return total;
 }
 
@@ -94,11 +116,11 @@ static double group_inclusive(tt_manager *m, const snapshot *sn, int g)
     return v;
 }
 
-static int is_root(tt_manager *m, int g)
+static int is_root(tt_manager *m, const snapshot *sn, int g)
 {
     for (int p = 0; p < m->ngroups; p++)
-        for (int i = 0; i < m->groups[p].nsubs; i++)
-            if (m->groups[p].subs[i] == g && p != g)
+        for (int i = 0; i < sn->subs[p].n; i++)
+            if (sn->subs[p].v[i] == g)
                 return 0;
     return 1;
 }
@@ -149,8 +171,9 @@ static void text_group(tt_manager *m, FILE *out, const snapshot *sn, int g)
                 const tt_group *gr = &m->groups[g];
                 fprintf(out, "\ngroup %s: self %s%s", gr->name, human(b, sizeof b, sn->group_self[g]),
                         gr->blocked ? " (disabled)" : "");
-                for (int k = 0; k < gr->nsubs; k++)
-                    fprintf(out, "%s%s", k ? ", " : "; contains ", m->groups[gr->subs[k]].name);
+                for (int k = 0; k < sn->subs[g].n; k++)
+                    fprintf(out, "%s%s", k ? ", " : "; contains ",
+                            m->groups[sn->subs[g].v[k]].name);
                 fputc('\n', out);
             }
             fprintf(out, "  %-32s %9s %10s %10s %10s %10s %10s %10s %10s %10s %10s\n", "timing point",
@@ -168,8 +191,8 @@ static void text_tree(tt_manager *m, FILE *out, const snapshot *sn, int g, int d
     double v = group_inclusive(m, sn, g);
     fprintf(out, "  %*s%-*s %10s %5.1f%%\n", 2 * depth, "", 30 - 2 * depth, m->groups[g].name,
             human(b, sizeof b, v), all > 0 ? 100 * v / all : 0.0);
-    for (int i = 0; i < m->groups[g].nsubs; i++)
-        text_tree(m, out, sn, m->groups[g].subs[i], depth + 1, all);
+    for (int i = 0; i < sn->subs[g].n; i++)
+        text_tree(m, out, sn, sn->subs[g].v[i], depth + 1, all);
 }
 
 static void write_text(tt_manager *m, FILE *out, const snapshot *sn)
@@ -209,26 +232,11 @@ static void write_text(tt_manager *m, FILE *out, const snapshot *sn)
         all += sn->rows[i].s.self_ns;
     fputs("\ngroup tree (self time including subgroups, share of all timed time)\n", out);
     for (int g = 0; g < m->ngroups; g++)
-        if (is_root(m, g))
+        if (is_root(m, sn, g))
             text_tree(m, out, sn, g, 0, all);
 }
 
 /* ---- JSON ------------------------------------------------------------------ */
-
-void tt_json_string(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(out, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(out, "\\u%04x", c);
-        else
-            fputc(c, out);
-    }
-    fputc('"', out);
-}
 
 static void json_timer(tt_manager *m, FILE *out, const row *r)
 {
@@ -269,9 +277,9 @@ static void json_tree(tt_manager *m, FILE *out, const snapshot *sn, int g, int d
     tt_json_string(out, m->groups[g].name);
     fprintf(out, ", \"self_ns_with_subgroups\": %.3f, \"subgroups\": [",
             group_inclusive(m, sn, g));
-    for (int i = 0; depth < 32 && i < m->groups[g].nsubs; i++) {
+    for (int i = 0; depth < 32 && i < sn->subs[g].n; i++) {
         fputs(i ? ", " : "", out);
-        json_tree(m, out, sn, m->groups[g].subs[i], depth + 1);
+        json_tree(m, out, sn, sn->subs[g].v[i], depth + 1);
     }
     fputs("]}", out);
 }
@@ -285,9 +293,9 @@ static void json_group(tt_manager *m, FILE *out, const snapshot *sn, int g)
                  "\"self_ns_with_subgroups\": %.3f, \"subgroups\": [",
             gr->enabled ? "true" : "false", gr->blocked ? "false" : "true", sn->group_self[g],
             group_inclusive(m, sn, g));
-    for (int i = 0; i < gr->nsubs; i++) {
+    for (int i = 0; i < sn->subs[g].n; i++) {
         fputs(i ? ", " : "", out);
-        tt_json_string(out, m->groups[gr->subs[i]].name);
+        tt_json_string(out, m->groups[sn->subs[g].v[i]].name);
     }
     fputs("], \"timers\": [", out);
     int k = 0;
@@ -330,7 +338,7 @@ static void write_json(tt_manager *m, FILE *out, const snapshot *sn)
     fputs("\n  ],\n  \"group_tree\": [", out);
     int k = 0;
     for (int g = 0; g < m->ngroups; g++) {
-        if (!is_root(m, g))
+        if (!is_root(m, sn, g))
             continue;
         fputs(k++ ? ",\n    " : "\n    ", out);
         json_tree(m, out, sn, g, 0);
@@ -382,7 +390,7 @@ static void write_csv(tt_manager *m, FILE *out, const snapshot *sn)
     }
 }
 
-int tt_write_report(tt_manager *m, FILE *out, tf_timing_format format)
+static int write_report(tt_manager *m, FILE *out, tf_timing_format format)
 {
     snapshot sn;
     int rc = snapshot_take(m, &sn);
@@ -394,6 +402,25 @@ int tt_write_report(tt_manager *m, FILE *out, tf_timing_format format)
         write_csv(m, out, &sn);
     else
         write_text(m, out, &sn);
-    snapshot_free(&sn);
+    snapshot_free(&sn, m->ngroups);
     return ferror(out) ? TF_EINVAL : TF_OK;
+}
+
+/* ---- public API ------------------------------------------------------------ */
+
+TF_API int tf_timing_report(tf_timing_manager *tm, FILE *out, tf_timing_format format)
+{
+    tt_manager *m = (tt_manager *)tm;
+    if (!m || !out || format < TF_TIMING_TEXT || format > TF_TIMING_CHROME_TRACE)
+        return TF_EINVAL;
+    tt_clock_rate(&m->clock);
+    pthread_mutex_lock(&m->lock);
+    /* TUs registered since may have put groups of ours inside others */
+    tt_group_add_below(m);
+    tt_recompute_active(m);
+    int rc = format == TF_TIMING_CHROME_TRACE ? tt_write_chrome_trace(m, out)
+                                              : write_report(m, out, format);
+    pthread_mutex_unlock(&m->lock);
+    fflush(out);
+    return rc;
 }

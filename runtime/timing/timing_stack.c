@@ -401,7 +401,7 @@ static inline tt_timer *timer_of(tf_monitor *self, int id)
     return (uint32_t)id < mon->n ? mon->timers[id] : NULL;
 }
 
-static void t_enter(tf_monitor *self, int id, const tf_args *args)
+void tt_enter(tf_monitor *self, int id, const tf_args *args)
 {
     TF_GUARD_BEGIN_NOERRNO();
     uintptr_t sp = TF_CALLER_SP();
@@ -413,7 +413,7 @@ static void t_enter(tf_monitor *self, int id, const tf_args *args)
     TF_GUARD_END_NOERRNO();
 }
 
-static void t_exit(tf_monitor *self, int id, const tf_value *result)
+void tt_exit(tf_monitor *self, int id, const tf_value *result)
 {
     TF_GUARD_BEGIN_NOERRNO();
     tt_timer *t = timer_of(self, id);
@@ -427,8 +427,7 @@ static void t_exit(tf_monitor *self, int id, const tf_value *result)
 /* An info pair's frame belongs to the monitored frame it was called from: it
  * takes that frame's stack position, so a longjmp out of the caller closes
  * both. */
-static void t_info(tf_monitor *self, const tf_args *args, int caller_id, int self_id,
-                   tf_tp_type tp)
+void tt_info(tf_monitor *self, const tf_args *args, int caller_id, int self_id, tf_tp_type tp)
 {
     if (tp != TF_TP_ENTER && tp != TF_TP_EXIT)
         return;
@@ -450,7 +449,7 @@ static void t_info(tf_monitor *self, const tf_args *args, int caller_id, int sel
     TF_GUARD_END_NOERRNO();
 }
 
-static void t_exception(tf_monitor *self, int id, const tf_exception *exc)
+void tt_exception(tf_monitor *self, int id, const tf_exception *exc)
 {
     if (!exc || exc->kind != TF_EXC_UNWIND)
         return;
@@ -468,7 +467,7 @@ static void t_exception(tf_monitor *self, int id, const tf_exception *exc)
 }
 
 /* Forgets the calling thread's open timing points of this manager. */
-static void t_clear(tf_monitor *self)
+void tt_clear(tf_monitor *self)
 {
     TF_GUARD_BEGIN_NOERRNO();
     tt_thread *ts = thread_get(((tt_monitor *)self)->m);
@@ -477,14 +476,6 @@ static void t_clear(tf_monitor *self)
     TF_GUARD_END_NOERRNO();
 }
 
-static void t_destroy(tf_monitor *self)
-{
-    tt_manager_unref(((tt_monitor *)self)->m);
-    free(self);
-}
-
-/* Timing reads ids and the clock, never a value. */
-const tf_monitor_ops tt_ops = {t_enter, t_info, t_exit, t_exception, t_clear, t_destroy, TF_OPS_NO_VALUES};
 
 /* ---- fork ---------------------------------------------------------------------- */
 

@@ -6,11 +6,25 @@
  * equal buckets, so a bucket's middle is within 1/32 of any value in it.
  * Percentiles are nearest-rank: the smallest bucket whose cumulative count
  * reaches ceil(p/100 * count), reported as its middle clamped to [min, max].
+ * Which threads' statistics a timer has is the manager's business
+ * (tt_summarize); this file only merges what it is handed.
  */
 #include <math.h>
 #include <string.h>
 
-#include "timing_internal.h"
+#include "timing_stats.h"
+
+void tt_sum_init(tt_sum *s)
+{
+    memset(s, 0, sizeof *s);
+    s->min = UINT64_MAX;
+}
+
+void tt_sum_done(tt_sum *s)
+{
+    if (!s->count)
+        s->min = 0;
+}
 
 void tt_sum_add(tt_sum *into, const tt_stats *s)
 {
@@ -77,33 +91,24 @@ double tt_sum_stddev(const tt_sum *s)
     return var > 0 ? (double)sqrtl(var) : 0;
 }
 
-static void add_cb(const tt_stats *s, void *arg)
+static double ns(double ticks, double ticks_per_second)
 {
-    tt_sum_add(arg, s);
+    return ticks * 1e9 / ticks_per_second;
 }
 
-void tt_summarize(tt_manager *m, uint32_t i, tt_sum *out)
-{
-    memset(out, 0, sizeof *out);
-    out->min = UINT64_MAX;
-    tt_foreach_stats(m, i, add_cb, out);
-    if (!out->count)
-        out->min = 0;
-}
-
-void tt_stats_fill(tt_manager *m, const tt_sum *s, tf_timing_stats *out)
+void tt_sum_fill(const tt_sum *s, double tps, tf_timing_stats *out)
 {
     memset(out, 0, sizeof *out);
     out->count = s->count;
-    out->total_ns = tt_ticks_to_ns(m, (double)s->total);
-    out->self_ns = tt_ticks_to_ns(m, (double)s->self);
-    out->min_ns = tt_ticks_to_ns(m, (double)s->min);
-    out->max_ns = tt_ticks_to_ns(m, (double)s->max);
+    out->total_ns = ns((double)s->total, tps);
+    out->self_ns = ns((double)s->self, tps);
+    out->min_ns = ns((double)s->min, tps);
+    out->max_ns = ns((double)s->max, tps);
     out->mean_ns = s->count ? out->total_ns / (double)s->count : 0;
-    out->stddev_ns = tt_ticks_to_ns(m, tt_sum_stddev(s));
-    out->p50_ns = tt_ticks_to_ns(m, tt_sum_percentile(s, 50));
-    out->p90_ns = tt_ticks_to_ns(m, tt_sum_percentile(s, 90));
-    out->p99_ns = tt_ticks_to_ns(m, tt_sum_percentile(s, 99));
+    out->stddev_ns = ns(tt_sum_stddev(s), tps);
+    out->p50_ns = ns(tt_sum_percentile(s, 50), tps);
+    out->p90_ns = ns(tt_sum_percentile(s, 90), tps);
+    out->p99_ns = ns(tt_sum_percentile(s, 99), tps);
     out->unwinds = s->unwinds;
     out->longjmps = s->longjmps;
     out->unmatched_exits = s->unmatched;

@@ -73,6 +73,22 @@ void tt_log_retire(tt_manager *m, tt_log *log)
     }
 }
 
+/* Also the reports' JSON strings (timing_report.c). */
+void tt_json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(out, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(out, "\\u%04x", c);
+        else
+            fputc(c, out);
+    }
+    fputc('"', out);
+}
+
 static void write_log(tt_manager *m, FILE *out, const tt_log *log, int *first)
 {
     int pid = (int)getpid();

@@ -1,5 +1,5 @@
 #!/bin/sh
-# wrapper.sh PREFIX GCC_VERSION CLANG_VERSION: tf-cc and tf-c++ from an
+# wrapper.sh PREFIX GCC_VERSION CLANG_VERSION TF_VERSION: tf-cc and tf-c++ from an
 # installed PREFIX, run over fake compilers that record their arguments, one
 # case per command line kind: what each adds, and that it passes everything
 # of the user's through in order, untouched.
@@ -7,6 +7,7 @@ set -eu
 P=$(realpath "$1")
 GCC_VERSION=$2
 CLANG_VERSION=$3
+TF_VERSION=$4
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
@@ -60,7 +61,8 @@ expect compile      "-c a.c -o a.o $I $GP"            cc -c a.c -o a.o
 expect link         "a.o b.o -o app $LINK"            cc a.o b.o -o app
 expect both         "-O2 a.c -o app $I $GP $LINK"     cc -O2 a.c -o app
 expect shared       "-shared -o libx.so a.o $LINK"    cc -shared -o libx.so a.o
-expect static       "-static a.o $LINK -lpthread -ldl -lm" cc -static a.o
+expect static       "-static a.o -L$P/lib -Wl,-rpath,$P/lib -Wl,--undefined=tf_tu_register -ltf -lpthread -ldl -lm" \
+                                                      cc -static a.o
 expect lib-arg      "a.o -l m -o app $LINK"           cc a.o -l m -o app
 expect assemble     "-S a.c $I $GP"                   cc -S a.c
 expect syntax-only  "-fsyntax-only a.c $I $GP"        cc -fsyntax-only a.c
@@ -111,6 +113,18 @@ TF_RULES=rules.txt expect clang-link "a.o -o app $LINK" clang_cc a.o -o app
 TF_RULES=rules.txt expect options-not-on-E "-E a.c $I" cc -E a.c
 expect launcher-words "-c a.c $I $GP" env TF_CC='./launcher ./gcc-fake' "$P/bin/tf-cc" -c a.c
 expect cxx-default-var "-c a.cc $I $GP" env TF_CXX=./gcc-fake TF_CC=./clang-fake "$P/bin/tf-c++" -c a.cc
+# --version: the compiler's output unchanged first (build systems parse it),
+# then TF's version; for the real compiler too.
+cc --version > out 2>&1
+printf '%s\n' "gcc (Debian $GCC_VERSION-14) $GCC_VERSION" "Copyright (C) 2022 Free Software Foundation, Inc." \
+    "tf-cc (TF) $TF_VERSION: the TF plugin for GCC $GCC_VERSION, for Clang $CLANG_VERSION" > want
+cmp -s want out || { printf 'FAIL version-text: got\n%s\n' "$(cat out)"; fails=$((fails + 1)); }
+TF_CXX=./clang-fake "$P/bin/tf-c++" --version | tail -n 1 | grep -qx "tf-c++ (TF) $TF_VERSION: .*" ||
+    { echo "FAIL version-c++"; fails=$((fails + 1)); }
+TF_CC=gcc "$P/bin/tf-cc" --version > out
+gcc --version > want
+[ "$(head -n 1 out)" = "$(head -n 1 want)" ] && [ "$(wc -l < out)" -eq $(($(wc -l < want) + 1)) ] ||
+    { echo "FAIL version-real: $(cat out)"; fails=$((fails + 1)); }
 expect help-passes-on "--help" cc --help
 grep -q 'TF_PLUGIN_ARGS' out || { echo "FAIL help: no usage text"; fails=$((fails + 1)); }
 

@@ -13,7 +13,7 @@
  *   4 tokenize    TF_MONITOR(tokenize)
  * A second TU "extra" only declares TF_GROUP(top, tokenize) and uses group
  * `top` for one function, so that containment known only to the registry
- * can be tested.
+ * can be tested; a third, "loop", is registered only by the tests using it.
  */
 #ifndef TF_TEST_TIMING_FIXTURE_H
 #define TF_TEST_TIMING_FIXTURE_H
@@ -67,6 +67,17 @@ static tf_tu extra_tu = {TF_TU_ABI, 64, "tests/timing/extra.c", "extra", 1, 1, 2
                          extra_names, extra_groups, extra_decls};
 __attribute__((constructor)) static void extra_ctor(void) { tf_tu_register(&extra_tu); }
 __attribute__((destructor)) static void extra_dtor(void) { tf_tu_unregister(&extra_tu); }
+
+/* A third TU, registered by the tests that want it: "loop" declares
+ * TF_GROUP(tokenize, app), a cycle the registry refuses (the edge is ignored),
+ * and has one function in tokenize, so timing (on app) sees the TU. */
+static tf_monitor *loop_holder;
+static const tf_name loop_names[1] = {{"spin", TF_NAME_MONITOR, 0, "tests/timing/loop.c", 3, 0}};
+static const tf_tu_group loop_groups[1] = {{"tokenize", &loop_holder}};
+static const char *const loop_sub[1] = {"app"};
+static const tf_group_decl loop_decls[1] = {{"tokenize", loop_sub, 1, 0}};
+__attribute__((unused)) static tf_tu loop_tu = {TF_TU_ABI, 64, "tests/timing/loop.c", "loop", 1,
+                                                1, 1, 0, loop_names, loop_groups, loop_decls};
 
 /* The generated prologue and epilogue of a monitored function (no args). */
 #define GEN_ENTER(holder, ID)                                                  \

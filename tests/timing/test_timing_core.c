@@ -314,6 +314,21 @@ static void test_containment_from_registry(void **state)
     assert_int_equal(stats("wc.tokenize").count, 1);
 }
 
+static void test_refused_cycle_edge_not_followed(void **state)
+{
+    tf_tu_register(&loop_tu);
+    assert_non_null(loop_holder); /* timing made its monitor: it saw the TU */
+    assert_int_equal(tf_timing_group_enable(tm, "tokenize", 0), TF_OK);
+    assert_int_equal(tf_timing_timer_active(tm, "loop.spin"), 0);
+    assert_int_equal(tf_timing_timer_active(tm, "wc.tokenize"), 0);
+    /* the registry's graph has no tokenize -> app: app and io go on */
+    assert_int_equal(tf_timing_timer_active(tm, "wc.read_chunk"), 1);
+    assert_int_equal(tf_timing_timer_active(tm, "wc.parse_file"), 1);
+    read_chunk(5);
+    assert_int_equal(stats("wc.read_chunk").count, 1);
+    tf_tu_unregister(&loop_tu);
+}
+
 /* ---- threads -------------------------------------------------------------------- */
 
 struct worker {
@@ -645,6 +660,7 @@ int main(void)
         T(test_disabled_group_and_subgroups),
         T(test_group_disabled_before_its_timers_exist),
         T(test_containment_from_registry),
+        T(test_refused_cycle_edge_not_followed),
         T(test_threads_merged),
         T(test_report_while_threads_run),
         T(test_exception_unwind),

@@ -171,6 +171,25 @@ static void test_text_report(void **state)
     assert_non_null(strstr(tree, "\n      tokenize "));
 }
 
+/* The tree is the registry's graph: TU "loop" declares TF_GROUP(tokenize, app),
+ * a cycle the registry refused, so app stays a root and tokenize contains
+ * nothing. */
+static void test_group_tree_is_the_registrys(void **state)
+{
+    tf_tu_register(&loop_tu);
+    parse_file();
+    char *text = slurp(report_to("loop.txt", TF_TIMING_TEXT, TF_OK));
+    tf_tu_unregister(&loop_tu);
+    assert_non_null(strstr(text, "\ngroup tokenize: self 12 ns\n"));
+    char *tree = strstr(text, "\ngroup tree (");
+    assert_non_null(tree);
+    assert_non_null(strstr(tree, "\n  app "));
+    assert_non_null(strstr(tree, "\n      tokenize "));
+    assert_null(strstr(tree, "\n        ")); /* nothing below tokenize */
+    assert_int_equal(check("json %s --group app:io,parse --group parse:tokenize --group tokenize:",
+                           report_to("loop.json", TF_TIMING_JSON, TF_OK)), 0);
+}
+
 static void test_text_report_anomalies(void **state)
 {
     tf_monitor *mm = __atomic_load_n(&__tf_holder_tokenize, __ATOMIC_ACQUIRE);
@@ -303,6 +322,7 @@ int main(void)
         T(test_json_report),
         T(test_csv_report),
         T(test_text_report),
+        T(test_group_tree_is_the_registrys),
         T(test_text_report_anomalies),
         T(test_chrome_trace),
         T(test_chrome_trace_nesting),

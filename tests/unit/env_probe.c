@@ -3,7 +3,8 @@
  * and the parts of its monitor, then makes calls so dprint has output.
  * PROBE_END says how it ends: "abort", "segv" (a store to address 16),
  * "_exit", "fork" (a child makes a call and exits, then the parent makes
- * one), or by returning from main. PROBE_FACTORY=NAME publishes a factory
+ * one), "forkmany" (parent and child make 20000 calls each at the same
+ * time), or by returning from main. PROBE_FACTORY=NAME publishes a factory
  * NAME (after libtf's start-up, as a library the program links would). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +59,14 @@ int main(void)
         *(volatile int *)16 = 1;
     if (end && strcmp(end, "_exit") == 0)
         _exit(0);
+    if (end && strcmp(end, "forkmany") == 0) { /* both trace at once, to one file */
+        pid_t child = fork();
+        for (int i = 0; i < 20000; i++)
+            read_int(i);
+        if (child == 0)
+            exit(0);
+        waitpid(child, NULL, 0);
+    }
     if (end && strcmp(end, "fork") == 0) {
         pid_t child = fork();
         if (child == 0) {

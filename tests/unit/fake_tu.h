@@ -34,6 +34,10 @@ static const tf_group_decl io_decls[] = {
 };
 static tf_tu iostream_tu __attribute__((unused)) = {TF_TU_ABI, sizeof(tf_tu), "src/iostream.c", "iostream", 4, 2, 3, 0,
                             io_names, io_groups, io_decls};
+/* The same TU as a plugin of a future TF would emit it: libtf refuses it. */
+#define FUTURE_TU_ABI 99u
+static tf_tu future_tu __attribute__((unused)) = {FUTURE_TU_ABI, sizeof(tf_tu), "src/future.c", "future", 4, 2, 3, 0,
+                            io_names, io_groups, io_decls, "9.4"};
 
 /* What the plugin generates around a body, in a form tests can call. */
 static inline tf_monitor *hook_load(tf_monitor **holder)
@@ -54,10 +58,22 @@ static inline void hook_enter(tf_monitor *mm, int id, const tf_value *v, uint32_
         mm->ops->enter(mm, id, hook_values(mm) ? &a : NULL);
 }
 
+/* Never a tail call (the barrier), as in generated code: monitors that match
+ * an exit to its entry by the caller's stack position (tracer, conditions)
+ * would see the caller's caller's position after a jump to the hook. */
 static inline void hook_exit(tf_monitor *mm, int id, const tf_value *result)
 {
     if (mm)
         mm->ops->exit(mm, id, hook_values(mm) ? result : NULL);
+    __asm__ volatile("" ::: "memory");
+}
+
+/* What the unwind cleanup (or a noreturn call) reports before the exit. */
+static inline void hook_exception(tf_monitor *mm, int id, tf_exc_kind kind)
+{
+    tf_exception e = {kind, 0, NULL, NULL};
+    if (mm)
+        mm->ops->exception(mm, id, &e);
 }
 
 static inline void hook_info(tf_monitor *mm, int caller, int self, tf_tp_type tp,
@@ -70,6 +86,7 @@ static inline void hook_info(tf_monitor *mm, int caller, int self, tf_tp_type tp
 
 #define VINT(n, x) {n, TF_K_INT, sizeof(int), {.i = (x)}, NULL}
 #define VLONG(n, x) {n, TF_K_INT, sizeof(long), {.i = (x)}, NULL}
+#define VUINT(n, x) {n, TF_K_UINT, sizeof(unsigned), {.u = (x)}, NULL}
 #define VSTR(n, x) {n, TF_K_STR, sizeof(char *), {.s = (x)}, NULL}
 
 /* A monitored function as generated: int read_int(int x) in group io_read. */

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -46,7 +47,8 @@ static int probe3(const char *monitors, const char *extra1, const char *extra2, 
             putenv((char *)extra2);
         if (extra3)
             putenv((char *)extra3);
-        execl(ENV_PROBE, "env_probe", (char *)NULL);
+        const char *program = getenv("PROBE_PROGRAM");
+        execl(program ? program : ENV_PROBE, "env_probe", (char *)NULL);
         _exit(127);
     }
     int status;
@@ -115,9 +117,9 @@ static void malformed_items_are_named_and_the_rest_applies(void **state)
         {"io=+noop", "tf: TF_MONITORS: item 1 'io=+noop': empty factory name\n"},
         {"io=noop++tracer", "tf: TF_MONITORS: item 1 'io=noop++tracer': empty factory name\n"},
         {"io=dprnt", "tf: TF_MONITORS: item 1 'io=dprnt': unknown factory (known: "
-                     "dprint, noop, timing, tracer) 'dprnt'\n"},
+                     "dprint, noop, record, timing, tracer) 'dprnt'\n"},
         {"io=noop=tracer", "tf: TF_MONITORS: item 1 'io=noop=tracer': unknown factory (known: "
-                           "dprint, noop, timing, tracer) 'noop=tracer'\n"},
+                           "dprint, noop, record, timing, tracer) 'noop=tracer'\n"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char value[128], want[512];
@@ -148,10 +150,20 @@ static void bad_values_are_shown_escaped(void **state)
 {
     assert_int_equal(probe("io=\033[2J\n", NULL, NULL), 0);
     assert_string_equal(err, "tf: TF_MONITORS: item 1 'io=\\x1b[2J': unknown factory (known: dprint, "
-                             "noop, timing, tracer) '\\x1b[2J'\n");
+                             "noop, record, timing, tracer) '\\x1b[2J'\n");
     assert_int_equal(probe("io=noop", "TF_OUTPUT_BUFFER=\ttab'", NULL), 0);
     assert_string_equal(err, "tf: TF_OUTPUT_BUFFER: '\\ttab'' is neither 'line' nor 'full'; "
                              "using 'full'\n");
+    /* Issue 14 item 12: C1 controls (CSI as U+009B) and bytes that are not
+     * UTF-8 are escaped too; well-formed UTF-8 text is shown as it is. */
+    assert_int_equal(probe("\xc3\xa9t\xc3\xa9=noop,io=\xc2\x9b" "2J\xff\xe2\x82", NULL, NULL), 0);
+    assert_string_equal(err, "tf: TF_MONITORS: item 1 '\xc3\xa9t\xc3\xa9=noop': bad group name "
+                             "'\xc3\xa9t\xc3\xa9'\n"
+                             "tf: TF_MONITORS: item 2 'io=\\xc2\\x9b" "2J\\xff\\xe2\\x82': unknown factory "
+                             "(known: dprint, noop, timing, tracer) '\\xc2\\x9b" "2J\\xff\\xe2\\x82'\n");
+    assert_int_equal(probe("io_read=timing", "TF_REPORT=/no/such/\xc2\x85", NULL), 0);
+    assert_string_equal(err, "tf: TF_REPORT: cannot write '/no/such/\\xc2\\x85': "
+                             "No such file or directory\n");
 }
 
 /* An unknown NAME loads libtf-NAME.so from libtf's directory, which publishes
@@ -164,12 +176,12 @@ static void factory_library_beside_libtf(void **state)
 
     assert_int_equal(probe("io_read=broken,io_write=noop", NULL, NULL), 0);
     assert_non_null(strstr(err, "tf: TF_MONITORS: item 1 'io_read=broken': unknown factory (known: "
-                                "dprint, noop, timing, tracer) 'broken'; "));
+                                "dprint, noop, record, timing, tracer) 'broken'; "));
     assert_non_null(strstr(err, "libtf-broken.so: undefined symbol: tf_test_symbol_nobody_defines\n"));
     assert_non_null(strstr(out, "io_write=noop[noop]\n"));
 
     assert_int_equal(probe("io_read=silent", NULL, NULL), 0);
-    assert_non_null(strstr(err, "unknown factory (known: dprint, noop, timing, tracer) 'silent'; "));
+    assert_non_null(strstr(err, "unknown factory (known: dprint, noop, record, timing, tracer) 'silent'; "));
     assert_non_null(strstr(err, "libtf-silent.so registered no factory 'silent'\n"));
 }
 
@@ -183,7 +195,7 @@ static void factory_published_later(void **state)
     assert_int_equal(probe("io_read=late", "PROBE_FACTORY=other", NULL), 0);
     assert_string_equal(out, "io=-\nio_read=-\nio_write=-\n");
     assert_string_equal(err, "tf: TF_MONITORS: item 1 'io_read=late': unknown factory (known: "
-                             "dprint, noop, other, timing, tracer) 'late'\n");
+                             "dprint, noop, other, record, timing, tracer) 'late'\n");
 }
 
 static tf_factory *make_nothing(const char *name)
@@ -202,6 +214,39 @@ static void add_factory_checks_its_arguments(void **state)
     assert_int_equal(tf_env_add_factory("dprint", make_nothing, "h"), TF_EPERM);
     assert_int_equal(tf_env_add_factory("my-own_2", make_nothing, NULL), TF_OK);
     assert_int_equal(tf_env_add_factory("my-own_2", make_nothing, "h"), TF_EPERM);
+}
+
+/* The recorder's variables are checked at start like every other: each bad
+ * one named with its value and the default that applies instead. */
+static void record_variables_are_checked(void **state)
+{
+    static const struct {
+        const char *set, *said;
+    } cases[] = {
+        {"TF_RECORD_SIZE=3K", "tf: TF_RECORD_SIZE: '3K' is not a size from 4K to 1024G "
+                              "(a number with an optional K, M or G); using '1M'\n"},
+        {"TF_RECORD_SIZE=1025G", "tf: TF_RECORD_SIZE: '1025G' is not a size from 4K to 1024G "
+                                 "(a number with an optional K, M or G); using '1M'\n"},
+        {"TF_RECORD_SIZE=-4M", "tf: TF_RECORD_SIZE: '-4M' is not a size from 4K to 1024G "
+                               "(a number with an optional K, M or G); using '1M'\n"},
+        {"TF_RECORD_SIZE=64KB", "tf: TF_RECORD_SIZE: '64KB' is not a size from 4K to 1024G "
+                                "(a number with an optional K, M or G); using '1M'\n"},
+        {"TF_RECORD_SIZE=99999999999999999999", "tf: TF_RECORD_SIZE: '99999999999999999999' is "
+         "not a size from 4K to 1024G (a number with an optional K, M or G); using '1M'\n"},
+        {"TF_RECORD_SIZE=4096", ""},
+        {"TF_RECORD_SIZE=1024g", ""},
+        {"TF_RECORD_MODE=rings", "tf: TF_RECORD_MODE: 'rings' is neither 'ring' nor 'stream'; "
+                                 "using 'ring'\n"},
+        {"TF_RECORD_VALUES=yes", "tf: TF_RECORD_VALUES: 'yes' is neither '0' nor '1'; using '1'\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        assert_int_equal(probe("io=noop", cases[i].set, NULL), 0);
+        assert_string_equal(err, cases[i].said);
+    }
+    assert_int_equal(probe(NULL, "TF_HELP=1", NULL), 0);
+    assert_non_null(strstr(err, "\n  TF_RECORD_SIZE     record: bytes a thread, 4K to 1024G, "
+                                "suffixes K, M, G [default: 1M]\n"));
+    assert_non_null(strstr(err, "\n  record "));
 }
 
 static void help_lists_variables_and_factories(void **state)
@@ -239,7 +284,8 @@ static void output_file_is_private_and_never_a_link(void **state)
     assert_int_equal(symlink("victim.txt", "link.txt"), 0);
     assert_int_equal(probe("io_read=dprint", "TF_OUTPUT=link.txt", NULL), 0);
     assert_int_equal(access("victim.txt", F_OK), -1); /* not followed */
-    assert_non_null(strstr(err, "tf: TF_OUTPUT: cannot create 'link.txt': "));
+    assert_non_null(strstr(err, "tf: TF_OUTPUT: cannot write 'link.txt': it is a symbolic link, "
+                                "which TF never follows\n"));
     assert_non_null(strstr(err, "(env_probe): iostream.read_int->(x=2)\n")); /* still traced */
     unlink("link.txt");
 }
@@ -282,6 +328,176 @@ static void output_file_buffering(void **state)
     assert_string_equal(err, "tf: TF_OUTPUT_BUFFER: 'sometimes' is neither 'line' nor 'full'; using 'full'\n");
     slurp("trace.txt", trace, sizeof trace);
     assert_string_equal(trace, two);
+    unlink("trace.txt");
+}
+
+static void write_file(const char *path, const char *text, mode_t mode)
+{
+    unlink(path);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    assert_int_equal(chmod(path, mode), 0);
+}
+
+/* Runs the probe with TF_OUTPUT=path and expects it refused with why. */
+static void refused(const char *path, const char *why)
+{
+    char setting[256], said[512];
+    snprintf(setting, sizeof setting, "TF_OUTPUT=%s", path);
+    assert_int_equal(probe("io_read=dprint", setting, NULL), 0);
+    snprintf(said, sizeof said, "tf: TF_OUTPUT: cannot write '%s': %s\n"
+                                "tf: TF_OUTPUT: dprint writes to stderr instead\n", path, why);
+    assert_non_null(strstr(err, said));
+    assert_non_null(strstr(err, "(env_probe): iostream.read_int->(x=2)\n")); /* still traced */
+}
+
+/* Issue 14 item 4: a file TF does not own keeps its content, owner and mode. */
+static void output_never_goes_into_a_file_of_others(void **state)
+{
+    char text[256];
+    struct stat st;
+    write_file("planted.txt", "planted\n", 0666);
+    refused("planted.txt", "others may write it (mode has group or other write permission)");
+    slurp("planted.txt", text, sizeof text);
+    assert_string_equal(text, "planted\n");
+    if (geteuid() == 0) { /* as root: a 0644 file of another user */
+        write_file("theirs.txt", "theirs\n", 0644);
+        assert_int_equal(chown("theirs.txt", 65534, 65534), 0);
+        refused("theirs.txt", "it belongs to uid 65534, not to this process's uid 0");
+        slurp("theirs.txt", text, sizeof text);
+        assert_string_equal(text, "theirs\n");
+        unlink("theirs.txt");
+    }
+    unlink("planted.txt");
+
+    write_file("mine.txt", "old content, readable by all\n", 0644);
+    assert_int_equal(probe("io_read=dprint", "TF_OUTPUT=mine.txt", NULL), 0);
+    assert_string_equal(err, "");
+    slurp("mine.txt", text, sizeof text);
+    assert_string_equal(text, "(env_probe): iostream.read_int->(x=2)\n(env_probe): iostream.read_int<-(4)\n");
+    assert_int_equal(stat("mine.txt", &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0600);
+    unlink("mine.txt");
+}
+
+static void no_symlinked_directory_on_the_way(void **state)
+{
+    mkdir("realdir", 0700);
+    unlink("realdir/t.txt");
+    unlink("linkdir");
+    assert_int_equal(symlink("realdir", "linkdir"), 0);
+    refused("linkdir/t.txt", "directory 'linkdir' on the way is a symbolic link, which TF never follows");
+    assert_int_equal(access("realdir/t.txt", F_OK), -1);
+    assert_int_equal(probe("io_read=dprint", "TF_OUTPUT=realdir/../realdir/t.txt", NULL), 0);
+    assert_string_equal(err, "");
+    assert_int_equal(access("realdir/t.txt", F_OK), 0);
+    unlink("realdir/t.txt");
+    unlink("linkdir");
+    rmdir("realdir");
+}
+
+/* Item 5: nothing TF opens blocks the program; character devices are fine. */
+static void fifos_and_directories_are_refused(void **state)
+{
+    unlink("fifo");
+    assert_int_equal(mkfifo("fifo", 0600), 0);
+    refused("fifo", "it is a FIFO (or socket) with no reader");
+    int reader = open("fifo", O_RDONLY | O_NONBLOCK);
+    assert_true(reader >= 0);
+    refused("fifo", "it is a FIFO");
+    assert_int_equal(probe("io_read=timing", "TF_REPORT=fifo", "TF_TIMING_TRACE=fifo"), 0);
+    assert_non_null(strstr(err, "tf: TF_REPORT: cannot write 'fifo': it is a FIFO\n"));
+    assert_non_null(strstr(err, "tf: TF_TIMING_TRACE: cannot write 'fifo': it is a FIFO\n"));
+    close(reader);
+    unlink("fifo");
+    mkdir("adir", 0700);
+    refused("adir", "Is a directory");
+    rmdir("adir");
+    assert_int_equal(probe("io_read=dprint", "TF_OUTPUT=/dev/null", NULL), 0);
+    assert_string_equal(err, "");
+    /* links into /proc, to whatever the streams are (files here) */
+    assert_int_equal(probe("io_read=dprint", "TF_OUTPUT=/dev/stdout", NULL), 0);
+    assert_string_equal(err, "");
+    assert_non_null(strstr(out, "(env_probe): iostream.read_int->(x=2)\n(env_probe): iostream.read_int<-(4)\n"));
+}
+
+static void output_and_report_in_one_file_is_refused(void **state)
+{
+    unlink("same.txt");
+    assert_int_equal(probe("io_read=dprint+timing", "TF_OUTPUT=same.txt", "TF_REPORT=same.txt"), 0);
+    assert_string_equal(err, "tf: TF_REPORT: cannot write 'same.txt': "
+                             "it is the file TF_OUTPUT already writes to\n");
+    char trace[1024];
+    slurp("same.txt", trace, sizeof trace);
+    assert_string_equal(trace, "(env_probe): iostream.read_int->(x=2)\n(env_probe): iostream.read_int<-(4)\n");
+    unlink("same.txt");
+}
+
+/* Item 10: a write error is said once, with what it lost. */
+static void write_errors_are_reported_with_the_loss(void **state)
+{
+    const char *said = "tf: dprint: 2 lines (74 bytes) could not be written to TF_OUTPUT: "
+                       "No space left on device\n";
+    assert_int_equal(probe("io_read=dprint", "TF_OUTPUT=/dev/full", NULL), 0);
+    assert_string_equal(err, said);
+    assert_int_equal(probe("io_read=dprint", "TF_OUTPUT=/dev/full", "TF_OUTPUT_BUFFER=line"), 0);
+    assert_string_equal(err, said);
+    assert_int_equal(probe("io_read=timing", "TF_REPORT=/dev/full", NULL), 0);
+    assert_string_equal(err, "tf: TF_REPORT: writing '/dev/full' failed: No space left on device; "
+                             "the report is incomplete\n");
+}
+
+/* Item 9: a parent and its child tracing at once into one buffered file. */
+static void forked_lines_stay_whole(void **state)
+{
+    unlink("trace.txt");
+    assert_int_equal(probe("io_read=dprint", "TF_OUTPUT=trace.txt", "PROBE_END=forkmany"), 0);
+    assert_string_equal(err, "");
+    FILE *f = fopen("trace.txt", "r");
+    assert_non_null(f);
+    char line[256];
+    int n = 0, bad = 0;
+    while (fgets(line, sizeof line, f)) {
+        int x, end = 0;
+        n++;
+        if (!(sscanf(line, "(env_probe): iostream.read_int->(x=%d)\n%n", &x, &end) == 1 && end) &&
+            !(sscanf(line, "(env_probe): iostream.read_int<-(%d)\n%n", &x, &end) == 1 && end))
+            bad++;
+    }
+    fclose(f);
+    assert_int_equal(bad, 0);
+    assert_int_equal(n, 2 + 4 * 20000);
+    unlink("trace.txt");
+}
+
+/* Item 6: libtf loaded only with an instrumented library, and unloaded with
+ * it unless it never unloads: TF_OUTPUT was reopened (truncated, an fd
+ * leaked) on every cycle, and a typo was never reported. */
+static void libtf_loaded_by_dlopen_stays(void **state)
+{
+    unlink("trace.txt");
+    assert_int_equal(probe3("io_read=dprint,oi=noop", "TF_OUTPUT=trace.txt",
+                            "PROBE_PROGRAM=" DL_PROBE, NULL), 0);
+    int before, after;
+    assert_int_equal(sscanf(out, "fds %d %d", &before, &after), 2);
+    assert_int_equal(after, before + 1); /* TF_OUTPUT, once */
+    assert_string_equal(err, "tf: TF_MONITORS: no loaded code declares group 'oi': "
+                             "nothing was traced for it\n");
+    FILE *f = fopen("trace.txt", "r");
+    assert_non_null(f);
+    char line[128], want[128];
+    int n = 0;
+    while (fgets(line, sizeof line, f)) {
+        snprintf(want, sizeof want, n % 2 ? "(dl_probe): iostream.read_int<-(%d)\n"
+                                          : "(dl_probe): iostream.read_int->(x=%d)\n",
+                 n % 2 ? 2 * (n / 2) : n / 2);
+        assert_string_equal(line, want);
+        n++;
+    }
+    fclose(f);
+    assert_int_equal(n, 100);
     unlink("trace.txt");
 }
 
@@ -331,10 +547,18 @@ int main(void)
         cmocka_unit_test(factory_library_beside_libtf),
         cmocka_unit_test(factory_published_later),
         cmocka_unit_test(add_factory_checks_its_arguments),
+        cmocka_unit_test(record_variables_are_checked),
         cmocka_unit_test(help_lists_variables_and_factories),
         cmocka_unit_test(undeclared_group_is_reported_at_exit),
         cmocka_unit_test(output_file_is_private_and_never_a_link),
         cmocka_unit_test(output_file_buffering),
+        cmocka_unit_test(output_never_goes_into_a_file_of_others),
+        cmocka_unit_test(no_symlinked_directory_on_the_way),
+        cmocka_unit_test(fifos_and_directories_are_refused),
+        cmocka_unit_test(output_and_report_in_one_file_is_refused),
+        cmocka_unit_test(write_errors_are_reported_with_the_loss),
+        cmocka_unit_test(forked_lines_stay_whole),
+        cmocka_unit_test(libtf_loaded_by_dlopen_stays),
         cmocka_unit_test(setuid_ignores_environment),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

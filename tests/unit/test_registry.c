@@ -4,8 +4,10 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 #include <tf/monitors.h>
@@ -287,6 +289,61 @@ static void older_abi_is_taken(void **state)
     tf_tu_unregister(&abi1);
 }
 
+/* What tf_tu_register says on stderr about tu. */
+static char *register_message(tf_tu *tu)
+{
+    static char text[512];
+    fflush(stderr);
+    int saved = dup(2);
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    dup2(fileno(f), 2);
+    tf_tu_register(tu);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    rewind(f);
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = 0;
+    fclose(f);
+    return text;
+}
+
+/* A TU of a TF_TU_ABI this libtf does not take is named, with the TF that
+ * built it and this libtf's version and range. */
+static void future_abi_is_refused_naming_both_versions(void **state)
+{
+    char want[512];
+    snprintf(want, sizeof want,
+             "tf: src/future.c: TU not registered: it has TF_TU_ABI 99 (built by TF 9.4); "
+             "this libtf (TF %s) takes TF_TU_ABI 1 to %u\n", TF_VERSION, TF_TU_ABI);
+    assert_string_equal(register_message(&future_tu), want);
+    assert_null(tf_tu_find("future"));
+    /* A descriptor of 64 bytes (before tf_tu.version) is named without one. */
+    static tf_tu old_future = {FUTURE_TU_ABI, TF_TU_MIN_SIZE, "old.c", "old", 0, 0, 0, 0, NULL, NULL, NULL,
+                               "garbage past the end"};
+    snprintf(want, sizeof want,
+             "tf: old.c: TU not registered: it has TF_TU_ABI 99 (built by a TF that does not record "
+             "its version); this libtf (TF %s) takes TF_TU_ABI 1 to %u\n", TF_VERSION, TF_TU_ABI);
+    assert_string_equal(register_message(&old_future), want);
+}
+
+/* The version field came without an ABI bump: 64-byte descriptors of ABI 2
+ * still register; smaller ones do not. */
+static void descriptors_without_version_are_taken(void **state)
+{
+    static tf_monitor *h;
+    static const tf_name n[] = {{"f", TF_NAME_MONITOR, 0, "short.c", 1, 0}};
+    static const tf_tu_group g[] = {{"io", &h}};
+    static tf_tu short_tu = {TF_TU_ABI, TF_TU_MIN_SIZE, "short.c", "short", 1, 1, 0, 0, n, g, NULL, NULL};
+    static tf_tu tiny_tu = {TF_TU_ABI, TF_TU_MIN_SIZE - 8, "tiny.c", "tiny", 1, 1, 0, 0, n, g, NULL, NULL};
+    assert_string_equal(register_message(&short_tu), "");
+    assert_ptr_equal(tf_tu_find("short"), &short_tu);
+    assert_string_equal(register_message(&tiny_tu), "tf: tiny.c: TU not registered: descriptor too small\n");
+    assert_null(tf_tu_find("tiny"));
+    tf_tu_unregister(&short_tu);
+}
+
 static void bad_arguments(void **state)
 {
     static tf_factory no_create = {"broken", NULL, 0};
@@ -346,6 +403,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(many_containing_groups_and_factories, setup, teardown),
         cmocka_unit_test_setup_teardown(malformed_descriptors_are_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(older_abi_is_taken, setup, teardown),
+        cmocka_unit_test_setup_teardown(future_abi_is_refused_naming_both_versions, setup, teardown),
+        cmocka_unit_test_setup_teardown(descriptors_without_version_are_taken, setup, teardown),
         cmocka_unit_test_setup_teardown(bad_arguments, setup, teardown),
         cmocka_unit_test_setup_teardown(guard_stops_recursion_and_errno_is_kept, setup, teardown),
         cmocka_unit_test_setup_teardown(foreach_visits_registered, setup, teardown),

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "classify.h"
@@ -86,7 +87,8 @@ static void print_help(void)
            "  on steps that preprocess:    -I<prefix>/include (unless /usr or /usr/local)\n"
            "  on steps that link:          -L<prefix>/lib -Wl,-rpath,<prefix>/lib -ltf\n"
            "-E and -M/-MM get the include directory only; --version, -v, -print-*,\n"
-           "-dump* and commands without input files run as given. Environment:\n"
+           "-dump* and commands without input files run as given; --version prints\n"
+           "TF's version after the compiler's. Environment:\n"
            "  " COMPILER_VAR "          the compiler, blank-separated words (\"ccache gcc\")\n"
            "  TF_RULES        a rules file: plugin option rules=FILE (made absolute)\n"
            "  TF_PLUGIN_ARGS  blank-separated plugin options: \"verbose=1 manifest=m.json\"\n"
@@ -183,18 +185,44 @@ static void add_plugin(argv_buf *cmd, int compiler_words, const char *prefix)
     }
 }
 
+/* -ltf finds libtf.so, a linker script that keeps libtf under --as-needed;
+ * libtf.a is searched only for undefined symbols, and the generated code's
+ * weak references are not (docs/code-shape.md section 6). */
 static void add_libtf(argv_buf *cmd, const char *prefix, int is_static)
 {
     if (strcmp(prefix, "/usr") != 0) {
         pushf(cmd, "-L%s/" TF_LIBDIR, prefix);
         pushf(cmd, "-Wl,-rpath,%s/" TF_LIBDIR, prefix);
     }
+    if (is_static)
+        push(cmd, "-Wl,--undefined=tf_tu_register");
     push(cmd, "-ltf");
     if (is_static) { /* libtf.a's own dependencies come after it */
         push(cmd, "-lpthread");
         push(cmd, "-ldl");
         push(cmd, "-lm");
     }
+}
+
+/* --version: the compiler's own output first and unchanged, as build systems
+ * parse it (meson, CMake, libtool: the first line, the first version
+ * number), as from `ccache gcc --version`; TF's line after it, so that a
+ * compiler check hashing the output (ccache's compiler_check) sees TF too. */
+static int print_version(char **cmd)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        execvp(cmd[0], cmd);
+        fprintf(stderr, TOOL ": cannot run '%s' (" COMPILER_VAR "): %s\n", cmd[0], strerror(errno));
+        _exit(127);
+    }
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) < 0)
+        die("cannot run '%s' (" COMPILER_VAR "): %s", cmd[0], strerror(errno));
+    printf(TOOL " (TF) " TF_VERSION ": the TF plugin for GCC %s, for Clang %s\n",
+           TF_GCC_VERSION[0] ? TF_GCC_VERSION : "(not built)", TF_CLANG_VERSION[0] ? TF_CLANG_VERSION : "(not built)");
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 int main(int argc, char **argv)
@@ -211,6 +239,9 @@ int main(int argc, char **argv)
     int compiler_words = cmd.n;
     for (int i = 1; i < argc; i++)
         push(&cmd, argv[i]);
+    setenv(LOOP_GUARD, TOOL, 1);
+    if (argc == 2 && strcmp(argv[1], "--version") == 0)
+        return print_version(cmd.v);
     tf_cc_steps steps = tf_cc_classify(argc, argv);
     char prefix[PATH_MAX] = "";
     if (steps.preprocesses || steps.compiles || steps.links)
@@ -221,7 +252,6 @@ int main(int argc, char **argv)
         add_plugin(&cmd, compiler_words, prefix);
     if (steps.links)
         add_libtf(&cmd, prefix, steps.is_static);
-    setenv(LOOP_GUARD, TOOL, 1);
     execvp(cmd.v[0], cmd.v);
     fprintf(stderr, TOOL ": cannot run '%s' (" COMPILER_VAR "): %s\n", cmd.v[0], strerror(errno));
     return 127;

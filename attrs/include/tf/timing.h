@@ -86,15 +86,17 @@ tf_timing_format tf_timing_format_for_path(const char *path);
 int tf_timing_event_log(tf_timing_manager *m, size_t events_per_thread);
 
 /* ---- the clock ------------------------------------------------------------
- * By default: rdtsc when the TSC is invariant and the kernel trusts it, and
- * it is the cheaper read; else clock_gettime(CLOCK_MONOTONIC). */
+ * The process's one clock, shared with the recorder: rdtsc when the TSC is
+ * invariant (CPUID, or constant_tsc and nonstop_tsc in /proc/cpuinfo), also
+ * under a paravirtual kernel clocksource such as kvm-clock; else
+ * clock_gettime(CLOCK_MONOTONIC). */
 typedef struct tf_timing_clock_info {
     const char *source;        /* "tsc", "clock_gettime(CLOCK_MONOTONIC)", "injected" */
     double ticks_per_second;
     double read_ns;            /* measured cost of one read of the chosen source */
     double tsc_read_ns;        /* measured cost of rdtsc (0: not usable)         */
     double monotonic_read_ns;  /* measured cost of clock_gettime                 */
-    int tsc_invariant;         /* cpuid says invariant TSC                       */
+    int tsc_invariant;         /* CPUID or /proc/cpuinfo say invariant TSC       */
     double overhead_ns;        /* subtracted from a parent's self time per nested
                                   timed call (the hooks' cost outside the child) */
 } tf_timing_clock_info;

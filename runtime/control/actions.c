@@ -1,0 +1,49 @@
+/*
+ * actions.c: what tf-ctl's report and snapshot commands and the triggers of
+ * the same names do.
+ */
+#include <string.h>
+
+#include <tf/record.h>
+#include <tf/timing.h>
+
+#include "control.h"
+
+int tf__action_report(const char *path, FILE *out, char *err, size_t errlen)
+{
+    tf_timing_manager *m = tf__timing_env_existing();
+    if (!m) {
+        snprintf(err, errlen, "no timing report: no group has the timing monitor");
+        return -1;
+    }
+    if (!path || strcmp(path, "-") == 0) {
+        tf_timing_report(m, path ? stderr : out, TF_TIMING_TEXT);
+        return 0;
+    }
+    FILE *f = tf__create_file("tf-ctl report", path);
+    if (!f) { /* refused as every file TF writes can be; the program's stderr says why */
+        snprintf(err, errlen, "cannot create %s (refused or failed: the program's stderr says why)", path);
+        return -1;
+    }
+    tf_timing_report(m, f, tf_timing_format_for_path(path));
+    if (fclose(f) != 0) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+int tf__action_snapshot(const char *dir, char *err, size_t errlen)
+{
+    switch (tf_record_snapshot(dir)) {
+    case TF_OK:
+        return 0;
+    case TF_EINVAL:
+        snprintf(err, errlen, "nothing recorded yet: no group has the factory record");
+        return -1;
+    default:
+        snprintf(err, errlen, "cannot write the snapshot into %s (libtf said why on stderr)",
+                 dir ? dir : "the recorder's directory");
+        return -1;
+    }
+}

@@ -1,0 +1,117 @@
+/*
+ * control.h: what the control module's files share (runtime/control/README.md).
+ * Hidden inside libtf like runtime/internal.h, which it extends.
+ */
+#ifndef TF_CONTROL_INTERNAL_H
+#define TF_CONTROL_INTERNAL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../internal.h"
+
+/* ---- the one syntax (spec.c) ------------------------------------------------
+ * Parsers walk a cursor; the first problem stops them with a message and the
+ * column (1-based, inside the item) where it was found. */
+typedef struct tf_cursor {
+    const char *s;      /* the item, NUL-terminated */
+    size_t i;           /* where the parser is */
+    char err[320];      /* empty until a problem */
+    size_t errcol;
+} tf_cursor;
+
+void tf__cur_ws(tf_cursor *c);
+int tf__cur_fail(tf_cursor *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Consumes word (followed by a blank or the end) if it is next. */
+int tf__cur_keyword(tf_cursor *c, const char *word);
+/* A run of non-blank characters; stops at any of stop. Returns its length. */
+size_t tf__cur_token(tf_cursor *c, char *out, size_t max, const char *stop);
+/* "10ms", "2s", "500us", "100ns" -> nanoseconds; fails without a unit. */
+int tf__cur_duration(tf_cursor *c, uint64_t *ns);
+/* Copies s into out with control characters and non-ASCII bytes as \xHH
+ * (stderr lines with what a user typed never carry escapes). */
+void tf__escape(char *out, size_t max, const char *s);
+
+enum { TF_C_TIME = 1, TF_C_DEPTH, TF_C_ARG };
+enum { TF_OP_EQ = 1, TF_OP_NE, TF_OP_LT, TF_OP_LE, TF_OP_GT, TF_OP_GE };
+typedef struct tf_cond_term {
+    int what;         /* TF_C_* */
+    int op;           /* TF_OP_* */
+    int is_str;       /* the constant is a string (== and != only) */
+    int64_t num;      /* nanoseconds for time, else the integer */
+    char arg[64];     /* TF_C_ARG: the parameter's name */
+    char str[TF_STR_MAX + 1];
+} tf_cond_term;
+
+#define TF_COND_MAX 8
+typedef struct tf_cond {
+    int n;
+    tf_cond_term t[TF_COND_MAX];
+} tf_cond;
+
+/* Parses "TERM [and TERM]..." (after the word "if"). */
+int tf__cond_parse(tf_cursor *c, tf_cond *out);
+/* Renders a condition back as the user would write it. */
+void tf__cond_format(const tf_cond *cond, char *out, size_t max);
+int tf__cond_has(const tf_cond *cond, int what);
+/* Checks the terms other than time against a call's depth and arguments. */
+int tf__cond_enter_ok(const tf_cond *cond, int depth, const tf_args *args);
+int tf__cond_time_ok(const tf_cond *cond, uint64_t ns);
+
+/* ---- conditions (cond.c) ----------------------------------------------------
+ * A factory whose monitors pass inner's events on only for calls satisfying
+ * cond; see cond.c. */
+tf_factory *tf__cond_factory(tf_factory *inner, const tf_cond *cond);
+uint64_t tf__now_ns(void);
+
+/* Per-thread frames of monitored calls, shared by conditions and triggers
+ * (an owner tells whose frame it is). */
+typedef struct tf_cframe {
+    const void *owner;
+    uintptr_t sp;
+    int id;
+    int depth;
+    uint64_t t0;
+    unsigned flags;
+    void *data;       /* the owner's: cond.c buffers a held enter here */
+} tf_cframe;
+/* depth: 1 for the outermost monitored call the thread has in progress. */
+tf_cframe *tf__cframe_push(const void *owner, uintptr_t sp, int id);
+/* The frame of owner's call id at sp, dropping dead frames above it
+ * (longjmp); NULL if there is none. The caller pops it with tf__cframe_pop. */
+tf_cframe *tf__cframe_find(const void *owner, uintptr_t sp, int id);
+void tf__cframe_pop(tf_cframe *f);
+/* owner's innermost live frame (for an info event at sp, inside it). */
+tf_cframe *tf__cframe_top(const void *owner, uintptr_t sp);
+
+/* ---- registration as the environment does it, for the socket and triggers -- */
+/* Parses "GROUP=FACTORY[+FACTORY...] [if COND]" and registers it, replacing
+ * the group's factory; who names the requester for a denial. TF_OK, or an
+ * error with a message in c->err. */
+int tf__control_register(tf_cursor *c, const char *who);
+/* The same, parsed only: the factory to register on group; NULL and c->err. */
+tf_factory *tf__parse_registration(tf_cursor *c, char *group, size_t max);
+
+/* ---- actions shared by tf-ctl and triggers ---------------------------------- */
+/* Writes the timing report to path ("-": stderr), or to out when path is
+ * NULL. Returns 0, or -1 with a message in err. */
+int tf__action_report(const char *path, FILE *out, char *err, size_t errlen);
+int tf__action_snapshot(const char *dir, char *err, size_t errlen);
+
+/* ---- triggers (trigger.c) --------------------------------------------------- */
+/* Parses and adds one trigger; who as above. */
+int tf__trigger_add(tf_cursor *c, const char *who);
+int tf__trigger_remove(int number);
+void tf__trigger_list(FILE *out);
+void tf__trigger_fork(int phase);
+int tf__trigger_count(void);
+/* TF_TRIGGERS, items separated by ','. */
+int tf__trigger_env(const char *value, FILE *err);
+
+/* ---- the server (server.c, commands.c) ------------------------------------- */
+/* This process's socket, or NULL when it serves none. */
+const char *tf__control_path(void);
+/* Runs one request line; writes the answer to out; 0 ok, -1 error. */
+int tf__control_command(const char *line, FILE *out, unsigned peer_uid);
+
+#endif

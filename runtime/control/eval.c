@@ -1,0 +1,120 @@
+/*
+ * eval.c: deciding a condition (spec.c parses it) for one call. A call that
+ * lacks a compared argument, or whose argument's kind does not fit the
+ * constant (a string against a number), or a `char *` that points to no
+ * string, does not pass: a condition never lets through what it cannot check.
+ */
+#include <string.h>
+
+#include "control.h"
+
+static int compare(int op, int64_t a, int64_t b)
+{
+    switch (op) {
+    case TF_OP_EQ: return a == b;
+    case TF_OP_NE: return a != b;
+    case TF_OP_LT: return a < b;
+    case TF_OP_LE: return a <= b;
+    case TF_OP_GT: return a > b;
+    default: return a >= b;
+    }
+}
+
+static int ucompare(int op, uint64_t a, int64_t b)
+{
+    if (b < 0) /* every unsigned value is above a negative constant */
+        return op == TF_OP_NE || op == TF_OP_GT || op == TF_OP_GE;
+    uint64_t ub = (uint64_t)b;
+    switch (op) {
+    case TF_OP_EQ: return a == ub;
+    case TF_OP_NE: return a != ub;
+    case TF_OP_LT: return a < ub;
+    case TF_OP_LE: return a <= ub;
+    case TF_OP_GT: return a > ub;
+    default: return a >= ub;
+    }
+}
+
+static const char *enumerator(const tf_value *v)
+{
+    const tf_enum_type *t = v->type;
+    for (uint32_t k = 0; t && k < t->count; k++)
+        if (t->items[k].value == v->v.i)
+            return t->items[k].name;
+    return NULL;
+}
+
+/* A string value equal to want: 1, 0, or -1 when the `char *` points to no
+ * string (NULL, an integer, unmapped memory), which is read without faulting
+ * and never further than one byte past want's length. */
+static int str_equal(const char *s, const char *want)
+{
+    char copy[TF_STR_MAX + 2];
+    size_t len = strlen(want);
+    int end;
+    size_t n = tf__copy_str(copy, s, len + 1, &end);
+    if (end == TF_STR_FAULT)
+        return -1;
+    return end == TF_STR_NUL && n == len && memcmp(copy, want, len) == 0;
+}
+
+/* Whether v's text equals want: a string's bytes, an enumerator's name,
+ * true/false; -1 when the value has no text. */
+static int text_equal(const tf_value *v, const char *want)
+{
+    const char *s = NULL;
+    switch (v->kind) {
+    case TF_K_STR: return str_equal(v->v.s, want);
+    case TF_K_ENUM: s = enumerator(v); break;
+    case TF_K_BOOL: s = v->v.u ? "true" : "false"; break;
+    default: break;
+    }
+    return s ? strcmp(s, want) == 0 : -1;
+}
+
+static int arg_ok(const tf_cond_term *t, const tf_value *v)
+{
+    if (t->is_str) {
+        int eq = text_equal(v, t->str);
+        return eq >= 0 && (t->op == TF_OP_EQ ? eq : !eq);
+    }
+    switch (v->kind) {
+    case TF_K_INT:
+    case TF_K_ENUM: return compare(t->op, v->v.i, t->num);
+    case TF_K_UINT:
+    case TF_K_BOOL: return ucompare(t->op, v->v.u, t->num);
+    case TF_K_PTR: return ucompare(t->op, (uint64_t)(uintptr_t)v->v.p, t->num);
+    default: return 0;
+    }
+}
+
+static const tf_value *find_arg(const tf_args *args, const char *name)
+{
+    for (uint32_t k = 0; args && k < args->count; k++)
+        if (args->values[k].name && strcmp(args->values[k].name, name) == 0)
+            return &args->values[k];
+    return NULL;
+}
+
+int tf__cond_enter_ok(const tf_cond *cond, int depth, const tf_args *args)
+{
+    for (int k = 0; k < cond->n; k++) {
+        const tf_cond_term *t = &cond->t[k];
+        if (t->what == TF_C_DEPTH && !compare(t->op, depth, t->num))
+            return 0;
+        if (t->what == TF_C_ARG) {
+            const tf_value *v = find_arg(args, t->arg);
+            if (!v || !arg_ok(t, v))
+                return 0;
+        }
+    }
+    return 1;
+}
+
+int tf__cond_time_ok(const tf_cond *cond, uint64_t ns)
+{
+    for (int k = 0; k < cond->n; k++)
+        if (cond->t[k].what == TF_C_TIME && !compare(cond->t[k].op, (int64_t)ns, cond->t[k].num))
+            return 0;
+    return 1;
+}

@@ -1,0 +1,398 @@
+/*
+ * trigger.c: triggers (LTTng's trigger actions; uftrace's triggers; MPS
+ * .sol.traceback). One trigger, in the syntax of README "Conditions and
+ * triggers":
+ *
+ *   FUNCTION:EVENT [if CONDITION] -> ACTION [ARGUMENT] [once | every DURATION]
+ *   parse:throw -> snapshot                    *.handle:exit if time > 10ms -> report /tmp/r.txt
+ *
+ * FUNCTION is a glob on "<tu>.<name>" (on the name alone when it has no '.').
+ * Triggers are watchers the registry puts into the holders of the groups of
+ * the functions they name (tf__registry_watch), after the registered
+ * monitors. The list only grows (a removed trigger is marked), so the hooks
+ * read it without a lock. Actions run on the thread that fired, guarded like
+ * a monitor (nothing they call is traced).
+ */
+#define _GNU_SOURCE
+#include <fnmatch.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "control.h"
+
+#define MAX_TRIGGERS 31 /* a frame's flags: a pass bit each, and THROWN */
+#define THROWN (1u << 31)
+
+enum { EV_ENTER, EV_EXIT, EV_THROW };
+enum { A_REGISTER, A_CLEAR, A_SNAPSHOT, A_REPORT };
+
+struct trigger {
+    char func[128];
+    int event;
+    tf_cond cond;
+    int action;
+    char group[128];      /* register, clear */
+    tf_factory *factory;  /* register */
+    char path[256];       /* snapshot, report: "" for the default */
+    int once;
+    uint64_t every_ns;
+    char text[256];       /* as the user wrote it, for listing */
+    unsigned long fired, suppressed;
+    uint64_t last_ns;
+    int removed;
+};
+
+static struct trigger *triggers[MAX_TRIGGERS];
+static int ntriggers; /* published with release order after the slot */
+static pthread_mutex_t add_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int count(void)
+{
+    return __atomic_load_n(&ntriggers, __ATOMIC_ACQUIRE);
+}
+
+static int live(const struct trigger *t)
+{
+    return !__atomic_load_n(&t->removed, __ATOMIC_RELAXED);
+}
+
+static int matches(const struct trigger *t, const tf_tu *tu, uint32_t id)
+{
+    const tf_name *n = &tu->names[id];
+    if (!(n->flags & TF_NAME_MONITOR))
+        return 0;
+    if (!strchr(t->func, '.'))
+        return fnmatch(t->func, n->name, 0) == 0;
+    char full[512];
+    snprintf(full, sizeof full, "%s.%s", tu->name, n->name);
+    return fnmatch(t->func, full, 0) == 0;
+}
+
+static uint32_t mask_of(const tf_tu *tu, uint32_t id)
+{
+    uint32_t mask = 0;
+    for (int k = 0; k < count(); k++)
+        if (live(triggers[k]) && matches(triggers[k], tu, id))
+            mask |= 1u << k;
+    return mask;
+}
+
+static int wants(const tf_tu *tu, uint32_t group)
+{
+    for (uint32_t id = 0; id < tu->nnames; id++)
+        if (tu->names[id].group == (int32_t)group && mask_of(tu, id))
+            return 1;
+    return 0;
+}
+
+/* ---- firing --------------------------------------------------------------- */
+
+static int allowed(struct trigger *t)
+{
+    if (t->once)
+        return !__atomic_exchange_n(&t->last_ns, 1, __ATOMIC_RELAXED);
+    if (!t->every_ns)
+        return 1;
+    uint64_t now = tf__now_ns(), last = __atomic_load_n(&t->last_ns, __ATOMIC_RELAXED);
+    if (last && now - last < t->every_ns)
+        return 0;
+    return __atomic_compare_exchange_n(&t->last_ns, &last, now, 0, __ATOMIC_RELAXED,
+                                       __ATOMIC_RELAXED);
+}
+
+static void act(const struct trigger *t)
+{
+    char err[200] = "";
+    int rc = 0;
+    switch (t->action) {
+    case A_REGISTER:
+        rc = tf__register_external(t->group, t->factory, "trigger");
+        break;
+    case A_CLEAR:
+        rc = tf_clear(t->group);
+        break;
+    case A_SNAPSHOT:
+        rc = tf__action_snapshot(t->path[0] ? t->path : NULL, err, sizeof err);
+        break;
+    case A_REPORT:
+        rc = tf__action_report(t->path[0] ? t->path : "-", NULL, err, sizeof err);
+        break;
+    }
+    if (rc && err[0])
+        fprintf(stderr, "tf: trigger '%s': %s\n", t->text, err);
+}
+
+static void fire(struct trigger *t)
+{
+    if (!live(t))
+        return;
+    if (!allowed(t)) {
+        __atomic_fetch_add(&t->suppressed, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    __atomic_fetch_add(&t->fired, 1, __ATOMIC_RELAXED);
+    int saved = errno;
+    tf__in_monitor = 1;
+    act(t);
+    tf__in_monitor = 0;
+    errno = saved;
+}
+
+/* ---- the watcher monitor ---------------------------------------------------- */
+
+struct watch {
+    tf_monitor base;
+    uint32_t masks[]; /* per id: the triggers naming it */
+};
+
+static void fire_all(uint32_t mask, int event, const tf_cframe *f, uint64_t ns)
+{
+    for (int k = 0; mask; k++, mask >>= 1) {
+        struct trigger *t = triggers[k];
+        if ((mask & 1) && t->event == event && (f->flags & (1u << k)) &&
+            tf__cond_time_ok(&t->cond, ns))
+            fire(t);
+    }
+}
+
+static void w_enter(tf_monitor *self, int id, const tf_args *args)
+{
+    struct watch *w = (void *)self;
+    uint32_t mask = w->masks[id];
+    if (!mask || tf__in_monitor)
+        return;
+    tf_cframe *f = tf__cframe_push(w, TF_CALLER_SP(), id);
+    if (!f)
+        return;
+    f->t0 = tf__now_ns();
+    for (int k = 0; k < MAX_TRIGGERS; k++)
+        if ((mask >> k & 1) && tf__cond_enter_ok(&triggers[k]->cond, f->depth, args))
+            f->flags |= 1u << k;
+    fire_all(mask, EV_ENTER, f, 0);
+}
+
+static void w_exit(tf_monitor *self, int id, const tf_value *result)
+{
+    struct watch *w = (void *)self;
+    if (!w->masks[id] || tf__in_monitor)
+        return;
+    tf_cframe *f = tf__cframe_find(w, TF_CALLER_SP(), id);
+    if (!f)
+        return;
+    fire_all(w->masks[id], EV_EXIT, f, tf__now_ns() - f->t0);
+    tf__cframe_pop(f);
+}
+
+static void w_exception(tf_monitor *self, int id, const tf_exception *exc)
+{
+    struct watch *w = (void *)self;
+    if (!w->masks[id] || tf__in_monitor)
+        return;
+    tf_cframe *f = tf__cframe_find(w, TF_CALLER_SP(), id);
+    if (f && !(f->flags & THROWN)) { /* a throw then its unwind: one exception */
+        f->flags |= THROWN;
+        fire_all(w->masks[id], EV_THROW, f, tf__now_ns() - f->t0);
+    }
+}
+
+static void w_info(tf_monitor *self, const tf_args *args, int caller, int id, tf_tp_type tp)
+{
+}
+
+static void w_destroy(tf_monitor *self)
+{
+    free(self);
+}
+
+static const tf_monitor_ops watch_ops = {w_enter, w_info, w_exit, w_exception, NULL, w_destroy,
+                                         0};
+
+static tf_monitor *watch_create(tf_factory *self, const tf_tu *tu)
+{
+    struct watch *w = calloc(1, sizeof *w + (tu->nnames ? tu->nnames : 1) * sizeof w->masks[0]);
+    if (!w)
+        return NULL;
+    w->base = (tf_monitor){&watch_ops, tu, self};
+    for (uint32_t id = 0; id < tu->nnames; id++)
+        w->masks[id] = mask_of(tu, id);
+    return &w->base;
+}
+
+/* A new factory whenever the triggers change: the registry caches monitors by
+ * factory, and a watcher's masks are computed when it is created. */
+static void rewatch(void)
+{
+    tf_factory *f = calloc(1, sizeof *f);
+    if (!f)
+        return;
+    *f = (tf_factory){"trigger", watch_create, TF_FACTORY_NO_GUARD};
+    tf__registry_watch(f, wants);
+}
+
+/* ---- parsing ------------------------------------------------------------------ */
+
+static int parse_event(tf_cursor *c, struct trigger *t)
+{
+    static const char *const events[] = {"enter", "exit", "throw"};
+    for (int e = 0; e < 3; e++)
+        if (tf__cur_keyword(c, events[e])) {
+            t->event = e;
+            return 0;
+        }
+    return tf__cur_fail(c, "expected an event: enter, exit or throw");
+}
+
+static int is_mode_word(tf_cursor *c)
+{
+    size_t at = c->i;
+    int yes = tf__cur_keyword(c, "once") || tf__cur_keyword(c, "every");
+    c->i = at;
+    return yes;
+}
+
+static int parse_action(tf_cursor *c, struct trigger *t)
+{
+    static const char *const actions[] = {"register", "clear", "snapshot", "report"};
+    int a = 0;
+    while (a < 4 && !tf__cur_keyword(c, actions[a]))
+        a++;
+    if (a == 4)
+        return tf__cur_fail(c, "expected an action: register, clear, snapshot or report");
+    t->action = a;
+    if (a == A_REGISTER) {
+        t->factory = tf__parse_registration(c, t->group, sizeof t->group);
+        return t->factory ? 0 : -1;
+    }
+    tf__cur_ws(c);
+    if (a == A_CLEAR && !tf__cur_token(c, t->group, sizeof t->group, ""))
+        return tf__cur_fail(c, "clear needs a group");
+    if (a != A_CLEAR && c->s[c->i] && !is_mode_word(c) &&
+        tf__cur_token(c, t->path, sizeof t->path, "") >= sizeof t->path)
+        return tf__cur_fail(c, "path longer than %zu bytes", sizeof t->path - 1);
+    return 0;
+}
+
+static int parse_mode(tf_cursor *c, struct trigger *t)
+{
+    if (tf__cur_keyword(c, "once"))
+        t->once = 1;
+    else if (tf__cur_keyword(c, "every") && tf__cur_duration(c, &t->every_ns) < 0)
+        return -1;
+    tf__cur_ws(c);
+    if (c->s[c->i])
+        return tf__cur_fail(c, "expected 'once', 'every DURATION' or the end");
+    return 0;
+}
+
+static int parse(tf_cursor *c, struct trigger *t)
+{
+    tf__cur_ws(c);
+    size_t n = tf__cur_token(c, t->func, sizeof t->func, ":");
+    if (!n)
+        return tf__cur_fail(c, "expected a function (a glob on <tu>.<name>)");
+    if (n >= sizeof t->func)
+        return tf__cur_fail(c, "function glob too long");
+    tf__cur_ws(c);
+    if (c->s[c->i] != ':')
+        return tf__cur_fail(c, "expected ':' and an event after the function");
+    c->i++;
+    if (parse_event(c, t) < 0)
+        return -1;
+    if (tf__cur_keyword(c, "if") && tf__cond_parse(c, &t->cond) < 0)
+        return -1;
+    tf__cur_ws(c);
+    if (strncmp(c->s + c->i, "->", 2) != 0)
+        return tf__cur_fail(c, "expected 'if' or '->' and an action");
+    c->i += 2;
+    if (parse_action(c, t) < 0)
+        return -1;
+    return parse_mode(c, t);
+}
+
+int tf__trigger_add(tf_cursor *c, const char *who)
+{
+    struct trigger *t = calloc(1, sizeof *t);
+    if (!t)
+        return tf__cur_fail(c, "out of memory");
+    tf__cur_ws(c);
+    tf__escape(t->text, sizeof t->text, c->s + c->i);
+    if (parse(c, t) < 0) {
+        free(t);
+        return -1;
+    }
+    pthread_mutex_lock(&add_lock);
+    int k = ntriggers;
+    if (k < MAX_TRIGGERS) {
+        triggers[k] = t;
+        __atomic_store_n(&ntriggers, k + 1, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&add_lock);
+    if (k == MAX_TRIGGERS) {
+        free(t);
+        return tf__cur_fail(c, "already %d triggers (removed ones count)", MAX_TRIGGERS);
+    }
+    rewatch();
+    return k + 1;
+}
+
+int tf__trigger_remove(int number)
+{
+    if (number < 1 || number > count() || !live(triggers[number - 1]))
+        return TF_ENOENT;
+    __atomic_store_n(&triggers[number - 1]->removed, 1, __ATOMIC_RELAXED);
+    rewatch();
+    return TF_OK;
+}
+
+void tf__trigger_list(FILE *out)
+{
+    for (int k = 0; k < count(); k++) {
+        const struct trigger *t = triggers[k];
+        if (live(t))
+            fprintf(out, "%d: %s  (fired %lu, suppressed %lu)\n", k + 1, t->text,
+                    __atomic_load_n(&t->fired, __ATOMIC_RELAXED),
+                    __atomic_load_n(&t->suppressed, __ATOMIC_RELAXED));
+    }
+}
+
+int tf__trigger_env(const char *value, FILE *err)
+{
+    char *copy = strdup(value);
+    if (!copy)
+        return 1;
+    int nbad = 0, index = 0;
+    for (char *item = copy, *next; item; item = next) {
+        next = strchr(item, ',');
+        if (next)
+            *next++ = 0;
+        index++;
+        item += strspn(item, " \t\r\n"); /* columns count from the item's first word */
+        tf_cursor c = {.s = item};
+        if (!*item || tf__trigger_add(&c, "environment") > 0)
+            continue;
+        char shown[64];
+        tf__escape(shown, sizeof shown, item + c.errcol - 1);
+        fprintf(err, "tf: TF_TRIGGERS: item %d, column %zu: %s (at '%s')\n", index, c.errcol,
+                c.err, shown);
+        nbad++;
+    }
+    free(copy);
+    return nbad;
+}
+
+void tf__trigger_fork(int phase)
+{
+    if (phase == TF_FORK_PREPARE)
+        pthread_mutex_lock(&add_lock);
+    else
+        pthread_mutex_unlock(&add_lock);
+}
+
+int tf__trigger_count(void)
+{
+    int live_ones = 0;
+    for (int k = 0; k < count(); k++)
+        live_ones += live(triggers[k]);
+    return live_ones;
+}

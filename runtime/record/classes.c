@@ -1,0 +1,395 @@
+/*
+ * classes.c: global function ids, the event classes made lazily per argument
+ * signature, and the CTF metadata that declares them (docs/trace-format.md).
+ *
+ * Everything the metadata says is kept preformatted, in pieces appended under
+ * one lock and published with release stores, so a fatal-signal handler can
+ * write the metadata with write(2) alone (.req.pm). Pieces live in a private
+ * mmap arena, never in malloc's heap: a class may be made from a signal
+ * handler that interrupted malloc.
+ */
+#define _GNU_SOURCE
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "record.h"
+
+typedef struct piece {
+    struct piece *next;
+    size_t len;
+    char text[];
+} piece;
+
+typedef struct tu_rec {
+    struct tu_rec *next;
+    const tf_tu *tu;
+    uint32_t base, n;
+    const char **names; /* copies, to know the TU again (dlopen at the same address) */
+    piece *labels;      /* "\"tu.name\" = id,\n" for each name */
+} tu_rec;
+
+typedef struct cls {
+    struct cls *chain;
+    uint32_t id;
+    size_t keylen;
+    char key[];
+} cls;
+
+#define NBUCKETS 1024
+#define SCRATCH (256 * 1024)
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static TF_TLS int locked_here; /* a signal handler must not wait for its own thread */
+static tu_rec *tus, **tus_tail = &tus;
+static piece *events, **events_tail = &events;
+static cls *buckets[NBUCKETS];
+static uint32_t next_id = RC_FIRST_VALUES, next_func;
+static char scratch[SCRATCH];
+static char *arena;
+static size_t arena_left;
+
+static void *alloc(size_t n)
+{
+    n = (n + 15) & ~(size_t)15;
+    if (n > arena_left) {
+        size_t size = n > (1u << 20) ? n : (1u << 20);
+        void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED)
+            return NULL;
+        arena = m;
+        arena_left = size;
+    }
+    void *p = arena;
+    arena += n;
+    arena_left -= n;
+    return p;
+}
+
+static piece *piece_of(const tf_buf *b)
+{
+    piece *p = b->len < b->cap ? alloc(sizeof *p + b->len) : NULL;
+    if (p) {
+        p->next = NULL;
+        p->len = b->len;
+        memcpy(p->text, b->p, b->len);
+    }
+    return p;
+}
+
+static void put_label(tf_buf *b, const char *s)
+{
+    for (; *s; s++) {
+        char c = *s;
+        if (c == '"' || c == '\\')
+            tf__buf_put(b, "\\", 1);
+        if ((unsigned char)c < 0x20)
+            c = '?';
+        tf__buf_put(b, &c, 1);
+    }
+}
+
+static char *copy(const char *s)
+{
+    size_t n = strlen(s ? s : "") + 1;
+    char *c = alloc(n);
+    if (c)
+        memcpy(c, s ? s : "", n);
+    return c;
+}
+
+static int same_tu(const tu_rec *t, const tf_tu *tu)
+{
+    if (t->tu != tu || t->n != tu->nnames)
+        return 0;
+    for (uint32_t i = 0; i < t->n; i++)
+        if (strcmp(t->names[i], tu->names[i].name ? tu->names[i].name : "") != 0)
+            return 0;
+    return 1;
+}
+
+static tu_rec *tu_new(const tf_tu *tu)
+{
+    tu_rec *t = alloc(sizeof *t + tu->nnames * sizeof(char *));
+    if (!t)
+        return NULL;
+    t->tu = tu;
+    t->n = tu->nnames;
+    t->names = (const char **)(t + 1);
+    /* A TU's 16-bit ids never straddle 65536: the 16-bit enum takes whole TUs. */
+    if (next_func < 65536 && next_func + t->n > 65536)
+        next_func = 65536;
+    t->base = next_func;
+    next_func += t->n;
+    tf_buf b = {scratch, sizeof scratch, 0};
+    for (uint32_t i = 0; i < t->n; i++) {
+        if (!(t->names[i] = copy(tu->names[i].name)))
+            return NULL;
+        tf__buf_put(&b, "\t\"", 2);
+        put_label(&b, tu->name ? tu->name : "?");
+        tf__buf_put(&b, ".", 1);
+        put_label(&b, t->names[i]);
+        tf__buf_puts(&b, "\" = ");
+        tf__buf_uint(&b, t->base + i);
+        tf__buf_put(&b, ",\n", 2);
+    }
+    t->labels = piece_of(&b);
+    return t->labels ? t : NULL;
+}
+
+uint32_t rc_tu_base(const tf_tu *tu)
+{
+    locked_here = 1;
+    pthread_mutex_lock(&lock);
+    tu_rec *t = tus;
+    while (t && !same_tu(t, tu))
+        t = t->next;
+    if (!t && (t = tu_new(tu))) {
+        __atomic_store_n(tus_tail, t, __ATOMIC_RELEASE);
+        tus_tail = &t->next;
+    }
+    uint32_t base = t ? t->base : UINT32_MAX;
+    pthread_mutex_unlock(&lock);
+    locked_here = 0;
+    return base;
+}
+
+/* ---- value classes ------------------------------------------------------------ */
+
+static const char *const kind_names[] = {"tf:enter", "tf:exit", "tf:info", "tf:exception"};
+
+static void put_int_type(tf_buf *b, uint32_t bytes, int is_signed, int hex)
+{
+    tf__buf_puts(b, "integer { size = ");
+    tf__buf_uint(b, bytes == 1 || bytes == 2 || bytes == 4 ? bytes * 8 : 64);
+    tf__buf_puts(b, is_signed ? "; align = 8; signed = true;" : "; align = 8; signed = false;");
+    tf__buf_puts(b, hex ? " base = 16; }" : " }");
+}
+
+static void put_enum_type(tf_buf *b, const tf_value *v)
+{
+    const tf_enum_type *t = v->type;
+    int neg = 0;
+    for (uint32_t i = 0; i < t->count; i++)
+        neg |= t->items[i].value < 0;
+    tf__buf_puts(b, "enum : ");
+    put_int_type(b, v->size, neg, 0);
+    tf__buf_puts(b, " {");
+    for (uint32_t i = 0; i < t->count; i++) {
+        tf__buf_puts(b, i ? ", \"" : " \"");
+        put_label(b, t->items[i].name ? t->items[i].name : "?");
+        tf__buf_puts(b, "\" = ");
+        if (t->items[i].value < 0)
+            tf__buf_int(b, t->items[i].value);
+        else
+            tf__buf_uint(b, (uint64_t)t->items[i].value);
+    }
+    tf__buf_puts(b, " }");
+}
+
+static void put_type(tf_buf *b, const tf_value *v, int as_ptr)
+{
+    switch (v->kind) {
+    case TF_K_INT: put_int_type(b, v->size, 1, 0); break;
+    case TF_K_UINT: put_int_type(b, v->size, 0, 0); break;
+    case TF_K_BOOL: tf__buf_puts(b, "enum : uint8_t { \"false\" = 0, \"true\" = 1 }"); break;
+    case TF_K_FLOAT: tf__buf_puts(b, "floating_point { exp_dig = 11; mant_dig = 53; align = 8; }"); break;
+    case TF_K_STR:
+        if (!as_ptr) {
+            tf__buf_puts(b, "string");
+            break;
+        }
+        __attribute__((fallthrough)); /* NULL or unreadable: shown as a pointer */
+    case TF_K_PTR: put_int_type(b, 8, 0, 1); break;
+    case TF_K_ENUM:
+        if (v->type && ((const tf_enum_type *)v->type)->count)
+            put_enum_type(b, v);
+        else
+            put_int_type(b, v->size, 1, 0);
+        break;
+    case TF_K_STRUCT:
+        /* A struct around the spelling: readers tell it from an enum value. */
+        tf__buf_puts(b, "struct { enum : uint8_t { \"");
+        put_label(b, v->type ? (const char *)v->type : "struct");
+        tf__buf_puts(b, "\" = 0 } _type; }");
+        break;
+    default: put_int_type(b, 8, 0, 1); break;
+    }
+}
+
+/* The field name a reader sees for vals[i] (docs/trace-format.md, "Field
+ * names"): the parameter's, "_"-prefixed while it clashes. */
+static void field_name(char *out, size_t cap, int kind, const tf_value *vals, uint32_t i)
+{
+    static const char *const fixed[] = {"func", "info", "tp", "result", "kind", "type"};
+    char base[64];
+    const char *n = vals[i].name;
+    tf_buf b = {base, sizeof base - 4, 0};
+    if (kind == RC_EXIT)
+        n = "result";
+    if (n && *n) {
+        for (const char *c = n; *c; c++) {
+            char ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+                      (*c >= '0' && *c <= '9') ? *c : '_';
+            tf__buf_put(&b, &ok, 1);
+        }
+    } else {
+        tf__buf_puts(&b, "arg");
+        tf__buf_uint(&b, i);
+    }
+    tf__buf_end(&b);
+    for (;;) {
+        int clash = 0;
+        for (size_t k = 0; k < sizeof fixed / sizeof *fixed && kind != RC_EXIT; k++)
+            clash |= strcmp(base, fixed[k]) == 0;
+        for (uint32_t j = 0; j < i && !clash; j++) {
+            char earlier[80];
+            field_name(earlier, sizeof earlier, kind, vals, j);
+            clash = strcmp(base, earlier) == 0;
+        }
+        if (!clash || strlen(base) + 2 > sizeof base)
+            break;
+        memmove(base + 1, base, strlen(base) + 1);
+        base[0] = '_';
+    }
+    size_t len = strlen(base) < cap ? strlen(base) : cap - 1;
+    memcpy(out, base, len); /* no stdio: this may run in a signal handler */
+    out[len] = 0;
+}
+
+static void put_fields(tf_buf *b, int kind, int wide, const tf_value *vals, uint32_t n, uint64_t ptrs)
+{
+    const char *func = wide ? "\t\ttf_func32_t _func;\n" : "\t\ttf_func16_t _func;\n";
+    tf__buf_puts(b, func);
+    if (kind == RC_INFO)
+        tf__buf_puts(b, wide ? "\t\ttf_func32_t _info;\n\t\ttf_tp_t _tp;\n"
+                             : "\t\ttf_func16_t _info;\n\t\ttf_tp_t _tp;\n");
+    if (kind == RC_EXC)
+        tf__buf_puts(b, "\t\ttf_exc_kind_t _kind;\n\t\tstring _type;\n");
+    for (uint32_t i = 0; i < n; i++) {
+        char name[80];
+        field_name(name, sizeof name, kind, vals, i);
+        tf__buf_puts(b, "\t\t");
+        put_type(b, &vals[i], i < 64 && (ptrs >> i & 1));
+        tf__buf_puts(b, " _");
+        tf__buf_puts(b, name);
+        tf__buf_puts(b, ";\n");
+    }
+}
+
+static void put_event(tf_buf *b, int kind, uint32_t id, const char *fields, size_t len)
+{
+    tf__buf_puts(b, "event {\n\tname = \"");
+    tf__buf_puts(b, kind_names[kind]);
+    tf__buf_puts(b, "\";\n\tid = ");
+    tf__buf_uint(b, id);
+    tf__buf_puts(b, ";\n\tfields := struct {\n");
+    tf__buf_put(b, fields, len);
+    tf__buf_puts(b, "\t};\n};\n\n");
+}
+
+static uint32_t hash(const char *s, size_t n)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 16777619u;
+    return h;
+}
+
+/* Under lock: the class whose key is scratch[0, len), made if new. */
+static uint32_t find_or_make(int kind, size_t len)
+{
+    uint32_t h = hash(scratch, len) % NBUCKETS;
+    for (cls *c = buckets[h]; c; c = c->chain)
+        if (c->keylen == len && memcmp(c->key, scratch, len) == 0)
+            return c->id;
+    cls *c = alloc(sizeof *c + len);
+    if (!c)
+        return 0;
+    c->id = next_id++;
+    c->keylen = len;
+    memcpy(c->key, scratch, len);
+    tf_buf b = {scratch, sizeof scratch, 0};
+    put_event(&b, kind, c->id, c->key + 1, len - 1);
+    piece *p = piece_of(&b);
+    if (!p)
+        return 0;
+    c->chain = buckets[h];
+    buckets[h] = c;
+    __atomic_store_n(events_tail, p, __ATOMIC_RELEASE);
+    events_tail = &p->next;
+    return c->id;
+}
+
+uint32_t rc_class(int kind, int wide, const tf_value *vals, uint32_t n, uint64_t ptrs)
+{
+    if (locked_here)
+        return 0;
+    locked_here = 1;
+    pthread_mutex_lock(&lock);
+    tf_buf b = {scratch, sizeof scratch, 0};
+    char k = (char)('0' + kind);
+    tf__buf_put(&b, &k, 1);
+    put_fields(&b, kind, wide, vals, n, ptrs);
+    uint32_t id = b.len < b.cap ? find_or_make(kind, b.len) : 0;
+    pthread_mutex_unlock(&lock);
+    locked_here = 0;
+    return id;
+}
+
+/* ---- the metadata ------------------------------------------------------------ */
+
+static int put_enum(int fd, int wide)
+{
+    static const char tail16[] = "} := tf_func16_t;\n\n", tail32[] = "} := tf_func32_t;\n\n";
+    const char *head = wide ? "typealias enum : uint32_t {\n" : "typealias enum : uint16_t {\n";
+    int rc = rd_write_all(fd, head, strlen(head)), any = 0;
+    for (tu_rec *t = __atomic_load_n(&tus, __ATOMIC_ACQUIRE); t && rc == 0;
+         t = __atomic_load_n(&t->next, __ATOMIC_ACQUIRE)) {
+        if (!wide && t->base >= 65536)
+            break;
+        rc = rd_write_all(fd, t->labels->text, t->labels->len);
+        any |= t->n > 0;
+    }
+    if (!any && rc == 0) /* TSDL wants a label even before any function */
+        rc = rd_write_all(fd, "\t\"<none>\" = 0,\n", 15);
+    return rc ? rc : rd_write_all(fd, wide ? tail32 : tail16, sizeof tail16 - 1);
+}
+
+static const char fixed_events[] =
+    "event { name = \"tf:enter\"; id = 0; fields := struct { tf_func16_t _func; }; };\n"
+    "event { name = \"tf:exit\"; id = 1; fields := struct { tf_func16_t _func; }; };\n"
+    "event { name = \"tf:info\"; id = 2; fields := struct { tf_func16_t _func; "
+    "tf_func16_t _info; tf_tp_t _tp; }; };\n"
+    "event { name = \"tf:exception\"; id = 3; fields := struct { tf_func16_t _func; "
+    "tf_exc_kind_t _kind; string _type; }; };\n"
+    "event { name = \"tf:enter\"; id = 4; fields := struct { tf_func32_t _func; }; };\n"
+    "event { name = \"tf:exit\"; id = 5; fields := struct { tf_func32_t _func; }; };\n"
+    "event { name = \"tf:info\"; id = 6; fields := struct { tf_func32_t _func; "
+    "tf_func32_t _info; tf_tp_t _tp; }; };\n"
+    "event { name = \"tf:exception\"; id = 7; fields := struct { tf_func32_t _func; "
+    "tf_exc_kind_t _kind; string _type; }; };\n\n";
+
+int rc_write_metadata(int fd)
+{
+    char head[8192];
+    size_t n = rm_preamble(head, sizeof head);
+    int rc = n < sizeof head ? rd_write_all(fd, head, n) : -1;
+    rc = rc ? rc : put_enum(fd, 0);
+    rc = rc ? rc : put_enum(fd, 1);
+    n = rm_stream(head, sizeof head);
+    rc = rc ? rc : rd_write_all(fd, head, n);
+    rc = rc ? rc : rd_write_all(fd, fixed_events, sizeof fixed_events - 1);
+    for (piece *p = __atomic_load_n(&events, __ATOMIC_ACQUIRE); p && rc == 0;
+         p = __atomic_load_n(&p->next, __ATOMIC_ACQUIRE))
+        rc = rd_write_all(fd, p->text, p->len);
+    return rc;
+}
+
+void rc_fork(int phase)
+{
+    if (phase == TF_FORK_PREPARE)
+        pthread_mutex_lock(&lock);
+    else
+        pthread_mutex_unlock(&lock);
+}

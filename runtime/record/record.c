@@ -1,0 +1,373 @@
+/*
+ * record.c: the factory `record` and its monitor (DESIGN.md section 9): each
+ * event goes into the calling thread's ring as one CTF event
+ * (docs/trace-format.md). The hot path reads the clock, checks room in the
+ * current packet, writes a 4-byte header, the function id and, with values,
+ * the arguments, and publishes the new end. A signal handler that interrupts
+ * an event and records another is counted as discarded, never waited for.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+
+#include <tf/record.h>
+
+#include "record.h"
+
+rt_config rt_cfg = {1u << 20, 0, 1, "", 0};
+
+typedef struct rmon {
+    tf_monitor base;
+    uint32_t first;  /* global id of the TU's name 0 */
+    uint32_t wide;   /* RC_WIDE when ids need 32 bits, else 0 */
+    uint32_t n;
+    uint32_t *cache; /* per name: enter, exit, info class ids (0: not known) */
+} rmon;
+
+/* ---- the hot path ---------------------------------------------------------- */
+
+static inline void put_header(unsigned char **pp, const rt_ring *r, uint32_t cls, uint64_t now)
+{
+    unsigned char *p = *pp;
+    if (__builtin_expect(cls <= RC_COMPACT_MAX && now - r->last < (1u << 27), 1)) {
+        uint32_t w = cls | ((uint32_t)now << 5);
+        memcpy(p, &w, 4);
+        *pp = p + 4;
+        return;
+    }
+    p[0] = 31;
+    memcpy(p + 1, &cls, 4);
+    memcpy(p + 5, &now, 8);
+    *pp = p + 13;
+}
+
+static inline unsigned char *put_func(unsigned char *p, const rmon *m, int id)
+{
+    uint32_t f = m->first + (uint32_t)id;
+    if (__builtin_expect(m->wide != 0, 0)) { /* constant sizes: a memcpy of n bytes is a loop */
+        memcpy(p, &f, 4);
+        return p + 4;
+    }
+    uint16_t f16 = (uint16_t)f;
+    memcpy(p, &f16, 2);
+    return p + 2;
+}
+
+static inline rt_ring *begin(void)
+{
+    rt_ring *r = rt_ring_self();
+    if (__builtin_expect(!r || r->busy, 0)) {
+        if (r)
+            r->discarded++;
+        return NULL;
+    }
+    r->busy = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    return r;
+}
+
+static inline void end(rt_ring *r)
+{
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    r->busy = 0;
+}
+
+static inline uint64_t now_for(const rt_ring *r)
+{
+    uint64_t now = tf__clock_now();
+    return now < r->last ? r->last : now; /* a stream's time never goes back */
+}
+
+/* An event with no values: header and func (enter, exit). */
+static inline void plain(const rmon *m, int kind, int id)
+{
+    rt_ring *r = begin();
+    if (!r)
+        return;
+    uint64_t now = now_for(r);
+    unsigned char *p = rt_ring_reserve(r, 17, now);
+    if (__builtin_expect(p != NULL, 1)) {
+        put_header(&p, r, (uint32_t)kind + m->wide, now);
+        p = put_func(p, m, id);
+        rt_ring_commit(r, p, now);
+    } else {
+        r->discarded++;
+    }
+    end(r);
+}
+
+static void nv_enter(tf_monitor *self, int id, const tf_args *args)
+{
+    plain((const rmon *)self, RC_ENTER, id);
+}
+
+static void nv_exit(tf_monitor *self, int id, const tf_value *result)
+{
+    plain((const rmon *)self, RC_EXIT, id);
+}
+
+/* ---- values ---------------------------------------------------------------- */
+
+static uint32_t width(uint32_t size)
+{
+    return size == 1 || size == 2 || size == 4 ? size : 8;
+}
+
+static size_t value_max(const tf_value *v)
+{
+    return v->kind == TF_K_STR ? TF_STR_MAX + 4 : 8;
+}
+
+/* A `char *` value, copied by libtf's reader that cannot fault (safe_read.c):
+ * at most TF_STR_MAX bytes, "..." if cut there or by unreadable memory, then
+ * its NUL. *unreadable: not even the first byte could be read. */
+static unsigned char *put_string(unsigned char *p, const char *s, int *unreadable)
+{
+    int end;
+    size_t n = tf__copy_str((char *)p, s, TF_STR_MAX + 1, &end);
+    *unreadable |= n == 0 && end == TF_STR_FAULT;
+    p += n > TF_STR_MAX ? TF_STR_MAX : n;
+    if (end != TF_STR_NUL) {
+        memcpy(p, "...", 3);
+        p += 3;
+    }
+    *p = 0;
+    return p + 1;
+}
+
+/* as_ptr: a string value shown as the pointer it is (NULL, or unreadable). */
+static unsigned char *put_value(unsigned char *p, const tf_value *v, int as_ptr, int *unreadable)
+{
+    switch (v->kind) {
+    case TF_K_INT: case TF_K_UINT: case TF_K_ENUM:
+        memcpy(p, &v->v.u, width(v->size));
+        return p + width(v->size);
+    case TF_K_BOOL:
+        *p = v->v.u != 0;
+        return p + 1;
+    case TF_K_STRUCT:
+        *p = 0;
+        return p + 1;
+    case TF_K_STR:
+        if (!as_ptr)
+            return put_string(p, v->v.s, unreadable);
+        __attribute__((fallthrough));
+    default: /* FLOAT (a double), PTR */
+        memcpy(p, &v->v.u, 8);
+        return p + 8;
+    }
+}
+
+/* Bit i: v[i] is a string shown as a pointer (only the first 64 values can
+ * be; a later unreadable string loses its event, counted as discarded). */
+static uint64_t null_strings(const tf_value *v, uint32_t n)
+{
+    uint64_t ptrs = 0;
+    for (uint32_t i = 0; i < n && i < 64; i++)
+        if (v[i].kind == TF_K_STR && !v[i].v.s)
+            ptrs |= 1ull << i;
+    return ptrs;
+}
+
+static uint64_t unreadable_strings(const tf_value *v, uint32_t n)
+{
+    uint64_t ptrs = 0;
+    for (uint32_t i = 0; i < n && i < 64; i++) {
+        char c;
+        int end;
+        if (v[i].kind == TF_K_STR && v[i].v.s && tf__copy_str(&c, v[i].v.s, 1, &end) == 0 &&
+            end == TF_STR_FAULT)
+            ptrs |= 1ull << i;
+    }
+    return ptrs;
+}
+
+/* The class of an event with values; the cache holds the usual one (every
+ * string a string, the signature's only variant). */
+static uint32_t class_of(const rmon *m, int kind, int id, const tf_value *v, uint32_t n, uint64_t ptrs)
+{
+    uint32_t *slot = &m->cache[(uint32_t)kind * m->n + (uint32_t)id];
+    uint32_t c = ptrs ? 0 : __atomic_load_n(slot, __ATOMIC_RELAXED);
+    if (__builtin_expect(c != 0, 1))
+        return c;
+    c = rc_class(kind, (int)m->wide, v, n, ptrs);
+    if (c && !ptrs)
+        __atomic_store_n(slot, c, __ATOMIC_RELAXED);
+    return c;
+}
+
+/* Writes one event with values: head (func, and for info: info, tp) then
+ * v[n], ptrs as in null_strings. Returns 1, committing nothing, if a string
+ * not in ptrs turned out unreadable. */
+static int write_valued(rt_ring *r, const rmon *m, int kind, int id, int info, int tp,
+                        const tf_value *v, uint32_t n, uint64_t ptrs)
+{
+    /* 0 from class_of is a failure; without values the fixed classes (0 too) */
+    uint32_t cls = n ? class_of(m, kind, kind == RC_INFO ? info : id, v, n, ptrs)
+                     : (uint32_t)kind + m->wide;
+    int known = !n || cls != 0, unreadable = 0;
+    size_t max = 13 + 9;
+    for (uint32_t i = 0; i < n; i++)
+        max += value_max(&v[i]);
+    uint64_t now = now_for(r);
+    unsigned char *p = known ? rt_ring_reserve(r, max, now) : NULL;
+    if (!p) {
+        r->discarded++;
+        return 0;
+    }
+    put_header(&p, r, cls, now);
+    p = put_func(p, m, id);
+    if (kind == RC_INFO) {
+        p = put_func(p, m, info);
+        *p++ = (unsigned char)tp;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        p = put_value(p, &v[i], i < 64 && (ptrs >> i & 1), &unreadable);
+    if (!unreadable)
+        rt_ring_commit(r, p, now);
+    return unreadable;
+}
+
+/* A string whose first byte cannot be read is recorded as the pointer it is,
+ * in the signature's variant with a pointer there: found out by writing the
+ * event, which is then written again (a rare case pays, not every string). */
+static void valued(const rmon *m, int kind, int id, int info, int tp, const tf_value *v, uint32_t n)
+{
+    rt_ring *r = begin();
+    if (!r)
+        return;
+    uint64_t ptrs = null_strings(v, n);
+    if (write_valued(r, m, kind, id, info, tp, v, n, ptrs) &&
+        write_valued(r, m, kind, id, info, tp, v, n, ptrs | unreadable_strings(v, n)))
+        r->discarded++;
+    end(r);
+}
+
+static void v_enter(tf_monitor *self, int id, const tf_args *args)
+{
+    valued((const rmon *)self, RC_ENTER, id, 0, 0, args ? args->values : NULL, args ? args->count : 0);
+}
+
+static void v_exit(tf_monitor *self, int id, const tf_value *result)
+{
+    valued((const rmon *)self, RC_EXIT, id, 0, 0, result, result ? 1 : 0);
+}
+
+static void r_info(tf_monitor *self, const tf_args *args, int caller, int id, tf_tp_type tp)
+{
+    int t = tp == TF_TP_ENTER ? 1 : tp == TF_TP_EXIT ? 2 : 0;
+    valued((const rmon *)self, RC_INFO, caller, id, t, args ? args->values : NULL,
+           args ? args->count : 0);
+}
+
+static void r_exception(tf_monitor *self, int id, const tf_exception *exc)
+{
+    const rmon *m = (const rmon *)self;
+    char type[TF_STR_MAX + 8];
+    if (exc->kind == TF_EXC_NORETURN && exc->name) { /* the callee, without dprint's decoration */
+        size_t n = strnlen(exc->name, sizeof type - 1);
+        memcpy(type, exc->name, n);
+        type[n] = 0;
+    } else {
+        tf_exception_type(exc, type, sizeof type);
+    }
+    tf_value v = {"type", TF_K_STR, sizeof(char *), {.s = type}, NULL};
+    rt_ring *r = begin();
+    if (!r)
+        return;
+    uint64_t now = now_for(r);
+    unsigned char *p = rt_ring_reserve(r, 13 + 5 + value_max(&v), now);
+    if (p) {
+        put_header(&p, r, RC_EXC + m->wide, now);
+        p = put_func(p, m, id);
+        *p++ = (unsigned char)exc->kind;
+        int unreadable = 0; /* type is ours */
+        p = put_value(p, &v, 0, &unreadable);
+        rt_ring_commit(r, p, now);
+    } else {
+        r->discarded++;
+    }
+    end(r);
+}
+
+/* ---- monitors and the factory ------------------------------------------------ */
+
+static void r_clear(tf_monitor *self) {}
+
+static void r_destroy(tf_monitor *self)
+{
+    free(((rmon *)self)->cache);
+    free(self);
+}
+
+static const tf_monitor_ops values_ops = {v_enter, r_info, v_exit, r_exception, r_clear, r_destroy, 0};
+static const tf_monitor_ops plain_ops = {nv_enter, r_info, nv_exit, r_exception, r_clear, r_destroy,
+                                         TF_OPS_NO_VALUES};
+
+static tf_monitor *r_create(tf_factory *f, const tf_tu *tu)
+{
+    TF_KEEP_ERRNO();
+    uint32_t first = rc_tu_base(tu);
+    rmon *m = first == UINT32_MAX ? NULL : calloc(1, sizeof *m);
+    if (m) {
+        m->base = (tf_monitor){rt_cfg.values ? &values_ops : &plain_ops, tu, f};
+        m->first = first;
+        m->wide = first + tu->nnames > 65536 ? RC_WIDE : 0;
+        m->n = tu->nnames ? tu->nnames : 1;
+        m->cache = calloc(3 * (size_t)m->n, sizeof *m->cache);
+        if (!m->cache) {
+            free(m);
+            m = NULL;
+        }
+    }
+    TF_RESTORE_ERRNO();
+    return m ? &m->base : NULL;
+}
+
+static tf_factory factory = {"record", r_create, TF_FACTORY_NO_GUARD};
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void set_up(void)
+{
+    rt_configure();
+    tf__clock_init();
+    rm_init();
+    rd_init();
+    if (rt_cfg.stream)
+        rs_start();
+}
+
+TF_API tf_factory *tf_record(void)
+{
+    pthread_once(&once, set_up);
+    return &factory;
+}
+
+static tf_factory *make(const char *name)
+{
+    return tf_record();
+}
+
+TF_ENV_FACTORY(record, "record", "flight recorder: a CTF trace in TF_RECORD at exit, on a crash, on demand", make);
+
+TF_API int tf_record_snapshot(const char *dir)
+{
+    if (!rt_rings())
+        return TF_EINVAL;
+    if (dir)
+        rd_clean(dir);
+    return rd_dump(dir, 0) == 0 ? TF_OK : TF_EPERM;
+}
+
+/* The child records its own calls into its own directory (README). */
+void tf__record_fork(int phase)
+{
+    if (!rt_cfg.pid)
+        return;
+    rc_fork(phase);
+    if (phase != TF_FORK_CHILD)
+        return;
+    rt_ring_fork_child();
+    rd_fork_child();
+    rs_fork_child();
+}

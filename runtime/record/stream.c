@@ -1,0 +1,110 @@
+/*
+ * stream.c: TF_RECORD_MODE=stream. A writer thread appends every full packet
+ * to its thread's file; a thread whose ring is full of unwritten packets
+ * counts the events it cannot keep (events_discarded) instead of waiting.
+ * The open packet of each thread is written at exit or on a fatal signal.
+ * The writer wakes every 5 ms, and at once when a thread has half its ring
+ * unwritten (an eventfd: write(2) is async-signal-safe, a condition variable
+ * is not).
+ */
+#define _GNU_SOURCE
+#include <poll.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "record.h"
+
+#define PERIOD_MS 5
+
+static pthread_t writer;
+static int running, stop, wake = -1;
+static unsigned char packet[RP_MAX];
+
+/* Writes r's closed packets not yet on disk. */
+static int flush_closed(rt_ring *r, int dirfd)
+{
+    uint64_t cur = __atomic_load_n(&r->seq, __ATOMIC_ACQUIRE);
+    if (cur == UINT64_MAX)
+        return 0;
+    if (r->fd < 0 && (r->fd = rd_open_stream(dirfd, r)) < 0)
+        return -1;
+    int rc = 0;
+    for (uint64_t s = r->flushed; s < cur && rc == 0; s++) {
+        size_t len = rt_ring_copy(r, s, packet);
+        rc = len ? rd_write_all(r->fd, packet, len) : 0;
+        __atomic_store_n(&r->flushed, s + 1, __ATOMIC_RELEASE);
+    }
+    return rc;
+}
+
+static void *run(void *arg)
+{
+    const char *why = NULL;
+    int dirfd = -1;
+    while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
+        struct pollfd p = {wake, POLLIN, 0};
+        if (poll(&p, 1, PERIOD_MS) > 0) {
+            uint64_t n;
+            if (read(wake, &n, sizeof n) < 0)
+                continue;
+        }
+        if (!rt_rings())
+            continue;
+        if (dirfd < 0 && (dirfd = rd_open_dir(rd_dir(), &why)) < 0) {
+            fprintf(stderr, "tf: record: the trace directory '%s' %s; stream mode stops\n", rd_dir(), why);
+            break;
+        }
+        if (rd_lock(1) != 0)
+            continue;
+        for (rt_ring *r = rt_rings(); r; r = r->next)
+            if (flush_closed(r, dirfd) != 0)
+                fprintf(stderr, "tf: record: cannot write thread-%u in '%s'\n", r->number, rd_dir());
+        rd_unlock();
+    }
+    if (dirfd >= 0)
+        close(dirfd);
+    return arg;
+}
+
+void rs_wake(void)
+{
+    uint64_t one = 1;
+    if (wake >= 0 && write(wake, &one, sizeof one) < 0)
+        return; /* the counter is full: the writer is awake anyway */
+}
+
+void rs_start(void)
+{
+    if (wake < 0)
+        wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old); /* signals go to the program's threads */
+    running = pthread_create(&writer, NULL, run, NULL) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (!running)
+        fprintf(stderr, "tf: record: cannot start the stream writer; events are kept in memory\n");
+}
+
+void rs_stop(void)
+{
+    if (!running)
+        return;
+    __atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
+    pthread_join(writer, NULL);
+    running = 0;
+}
+
+/* A forked child has no writer thread: it gets its own. */
+void rs_fork_child(void)
+{
+    running = 0;
+    stop = 0;
+    if (wake >= 0)
+        close(wake);
+    wake = -1;
+    if (rt_cfg.stream && rt_cfg.pid)
+        rs_start();
+}
