@@ -339,9 +339,11 @@ class Consumer : public ASTConsumer {
     FnDesc f;
     f.file = presumedFile(sm, fd->getLocation(), &f.line);
     bool fromRules = false;
-    // Rules skip what -finstrument-functions would skip (and naked functions).
-    if (group.empty() && tp < 0 && s.rulesLoaded && fd->getIdentifier() &&
-        !TF_STARTS_WITH(fd->getName(), "__tf_") && !fd->hasAttr<NoInstrumentFunctionAttr>() &&
+    // Rules skip what -finstrument-functions would skip (and naked functions);
+    // constructors, destructors and operators have names too (as with GCC).
+    if (group.empty() && tp < 0 && s.rulesLoaded && !fd->getDeclName().isEmpty() &&
+        !(fd->getIdentifier() && TF_STARTS_WITH(fd->getName(), "__tf_")) &&
+        !fd->hasAttr<NoInstrumentFunctionAttr>() &&
         !fd->hasAttr<NakedAttr>()) {
       group = s.rules.group_for(f.file, defaultName(fd));
       fromRules = !group.empty();

@@ -110,6 +110,11 @@ class Instrumenter {
           Intrinsic::ID iid = callee->getIntrinsicID();
           if (iid == Intrinsic::localescape || iid == Intrinsic::vastart || iid == Intrinsic::eh_sjlj_setjmp)
             return false;
+          // In the clone they would be the clone's (its caller is f, unless
+          // f's call of it becomes a jump), not f's.
+          if (iid == Intrinsic::returnaddress || iid == Intrinsic::frameaddress ||
+              iid == Intrinsic::addressofreturnaddress || iid == Intrinsic::sponentry)
+            return false;
         }
       }
     }
@@ -136,7 +141,12 @@ class Instrumenter {
     c->setLinkage(GlobalValue::InternalLinkage);
     c->setVisibility(GlobalValue::DefaultVisibility);
     c->setDLLStorageClass(GlobalValue::DefaultStorageClass);
-    c->setComdat(f->getComdat());
+    // Not in f's COMDAT group: once f's fast path is inlined into a caller
+    // outside the group, that caller calls this object's clone, and the
+    // linker may discard this object's copy of the group. Each object keeps
+    // its own clone, which hooks with its own ids; the copy of f the linker
+    // keeps calls the clone of its own object.
+    c->setComdat(nullptr);
     c->removeFnAttr(Attribute::AlwaysInline);
     c->removeFnAttr(Attribute::InlineHint);
     c->addFnAttr(Attribute::NoInline);

@@ -62,6 +62,10 @@ static tree unsplittable_stmt(gimple_stmt_iterator *gsi, bool *handled, struct w
     *handled = false;
     if (is_gimple_omp(s) || gimple_code(s) == GIMPLE_TRANSACTION || (is_gimple_call(s) && gimple_call_chain(s)))
         k->blocked = true;
+    /* In the clone, the return and frame addresses would be the clone's
+     * (its caller is f, unless f's call became a jump), not f's. */
+    if (gimple_call_builtin_p(s, BUILT_IN_RETURN_ADDRESS) || gimple_call_builtin_p(s, BUILT_IN_FRAME_ADDRESS))
+        k->blocked = true;
     if (gbind *b = dyn_cast<gbind *>(s))
         for (tree v = gimple_bind_vars(b); v; v = DECL_CHAIN(v))
             k->blocked |= variably_modified_type_p(TREE_TYPE(v), k->fndecl);
@@ -70,9 +74,9 @@ static tree unsplittable_stmt(gimple_stmt_iterator *gsi, bool *handled, struct w
 
 /* Functions GCC itself refuses to version (non-local labels, label
  * addresses in statics), variadic ones (the clone cannot forward `...`),
- * nested functions and their parents, OpenMP and transactional bodies, and
- * variably modified types keep the in-place shape: same traces, slower
- * disabled path. */
+ * nested functions and their parents, OpenMP and transactional bodies,
+ * variably modified types, and __builtin_return_address/frame_address
+ * users keep the in-place shape: same traces, slower disabled path. */
 static bool splittable_p(tree fndecl)
 {
     function *fn = DECL_STRUCT_FUNCTION(fndecl);
@@ -121,6 +125,10 @@ static tree clone_attributes(tree fndecl)
 
 /* f's type with a trailing `tf_monitor *`. Always a FUNCTION_TYPE: the
  * clone is only ever called directly, `this` is just its first argument.
+ * A K&R definition receives its float, char and short parameters promoted
+ * (DECL_ARG_TYPE double or int) and narrows them on entry; f passes them
+ * already narrowed, so the clone takes them at their own types
+ * (copy_decls makes their DECL_ARG_TYPE agree).
  * The trailing argument is declared nonnull (f calls only with a monitor),
  * so GCC folds the hooks' `if (mm)` away in the clone. */
 static tree clone_type(tree fndecl)
@@ -132,7 +140,7 @@ static tree clone_type(tree fndecl)
             args = tree_cons(NULL_TREE, TREE_VALUE(t), args);
     } else {
         for (tree p = DECL_ARGUMENTS(fndecl); p; p = DECL_CHAIN(p))
-            args = tree_cons(NULL_TREE, DECL_ARG_TYPE(p), args);
+            args = tree_cons(NULL_TREE, TREE_TYPE(p), args);
     }
     args = tree_cons(NULL_TREE, ptr_type_node, args);
     tree type = build_function_type(TREE_TYPE(ft), chainon(nreverse(args), void_list_node));
@@ -291,6 +299,8 @@ static tree copy_decls(copy_body_data *id)
     tree *tail = &DECL_ARGUMENTS(g);
     for (tree p = DECL_ARGUMENTS(f); p; p = DECL_CHAIN(p)) {
         *tail = remap_decl(p, id);
+        if (!prototype_p(TREE_TYPE(f))) /* K&R: as clone_type passes it */
+            DECL_ARG_TYPE(*tail) = TREE_TYPE(*tail);
         tail = &DECL_CHAIN(*tail);
     }
     tree mm = build_decl(DECL_SOURCE_LOCATION(f), PARM_DECL, get_identifier("tf_mm"), ptr_type_node);

@@ -118,7 +118,7 @@ warnings)
         for c in "$cc" "$cc -fexceptions" "$cxx -x c++"; do
             case "$src" in
             *.cc) [ "$c" = "$cc" ] || continue; c=$cxx ;; # once, as C++
-            scope.c) [ "$c" = "$cxx -x c++" ] && continue ;; # C only: a K&R definition
+            scope.c | knr.c) [ "$c" = "$cxx -x c++" ] && continue ;; # C only: K&R definitions
             coroutine.cc) continue ;; # warns by design: a coroutine is not instrumented
             esac
             flags=(-O2 -Wall -Wextra -Wno-unused-parameter -I"$inc" -I. -c "$src" -o /dev/null)

@@ -1,0 +1,65 @@
+#!/bin/bash
+# sweep-one.sh FILE.c CONFIG...: one corpus program through every CONFIG
+# ("name:driver:plugin") at -O0 and -O2; sweep.sh's helper (it exports
+# corpus, inc, libdir, work). Writes lines "FILE CC OPT CLASS WHERE" to
+# $work/results/FILE: "ok -", "skip plain", or one line per problem.
+set -u
+file=$1; shift
+src=$corpus/$file
+base=${file%.c}
+out=$work/results/$file
+: > "$out"
+limit=10
+# The options the test itself asks for (dg-options), where they are not
+# for another target.
+opts=$(grep -h -E 'dg-(additional-)?options' "$src" | grep -v -E 'target|xfail' |
+       sed -E 's/.*dg-(additional-)?options[[:space:]]+"?\{?[[:space:]]*"?([^"}]*)"?.*/\2/' | tr '\n' ' ')
+opts=${opts//-O2/}
+
+run() { # run EXE [ENV...]: prints the class of the run
+    local exe=$1; shift
+    env "$@" timeout -s KILL $limit "$exe" > /dev/null 2>&1 < /dev/null
+    local rc=$?
+    if [ $rc = 0 ]; then echo ok
+    elif [ $rc = 137 ]; then echo hang
+    elif [ $rc = 134 ] || [ $rc -lt 128 ]; then echo wrong
+    else echo crash
+    fi
+}
+
+for config in "$@"; do
+    IFS=: read -r name cc plugin <<< "$config"
+    for opt in -O0 -O2; do
+        d=$work/build/$name$opt/$base
+        mkdir -p "$d"
+        flags=(-w $opt $opts -fno-diagnostics-color)
+        if ! "$cc" "${flags[@]}" "$src" -o "$d/plain" -lm > "$d/plain.log" 2>&1 ||
+           [ "$(run "$d/plain")" != ok ]; then
+            echo "$file $name $opt skip plain" >> "$out"
+            continue
+        fi
+        "$cc" "${flags[@]}" -fplugin="$plugin" -fplugin-arg-tf-rules="$work/all.rules" -I"$inc" \
+            "$src" -o "$d/inst" -L"$libdir" -ltf -Wl,-rpath,"$libdir" -lm > "$d/inst.log" 2>&1
+        rc=$?
+        if grep -q -E 'internal compiler error|PLEASE submit a bug report|Stack dump' "$d/inst.log" ||
+           [ $rc -ge 128 ]; then
+            echo "$file $name $opt ice compile" >> "$out"
+            continue
+        elif [ $rc != 0 ]; then
+            echo "$file $name $opt error compile" >> "$out"
+            continue
+        fi
+        bad=0
+        for mon in off noop tracer timing dprint; do
+            envs=(TF_OUTPUT=/dev/null TF_REPORT=/dev/null)
+            [ $mon != off ] && envs+=(TF_MONITORS=all=$mon)
+            class=$(run "$d/inst" "${envs[@]}")
+            [ "$class" = ok ] && continue
+            echo "$file $name $opt $class $mon" >> "$out"
+            bad=1
+        done
+        [ $bad = 0 ] && echo "$file $name $opt ok -" >> "$out"
+        [ $bad = 0 ] && rm -rf "$d"
+    done
+done
+exit 0
