@@ -1,6 +1,6 @@
 # TFLLVM.cmake: finds the LLVM and Clang development packages the Clang plugin
 # builds against (LLVM 14 by default; -DLLVM_DIR=... for another). clang-pass/
-# and tests/clang/ (added before it) must agree on whether there is a plugin.
+# and tests/ (which also needs the LLVM tool paths) find the same LLVM.
 # Sets <found> to TRUE when LLVM, Clang and the clang-cpp library are there;
 # a macro, so that find_package's variables reach the caller.
 macro(tf_find_llvm_clang found)

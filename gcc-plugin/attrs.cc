@@ -21,6 +21,19 @@ location_t user_loc(location_t loc)
     return linemap_resolve_location(line_table, loc, LRK_MACRO_EXPANSION_POINT, NULL);
 }
 
+static std::map<std::pair<std::string, std::string>, unsigned> monitors_written;
+
+static std::string fn_name(tree fn)
+{
+    return DECL_NAME(fn) ? IDENTIFIER_POINTER(DECL_NAME(fn)) : "";
+}
+
+unsigned monitor_written(tree fn, const char *group)
+{
+    auto it = monitors_written.find({fn_name(fn), group});
+    return it == monitors_written.end() ? -1u : it->second;
+}
+
 static const char *string_arg(tree args, int n)
 {
     for (; args && n > 0; n--)
@@ -133,6 +146,8 @@ static tree handle_monitor(tree *node, tree, tree args, int, bool *no_add)
         error_at(loc, "tf: %qD is both %<TF_MONITOR%> and %<TF_INFO%>", fn);
         *no_add = true;
     }
+    if (!*no_add)
+        monitors_written.emplace(std::make_pair(fn_name(fn), std::string(group)), monitors_written.size());
     return NULL_TREE;
 }
 

@@ -355,11 +355,53 @@ static gimple *first_statement(gimple_seq seq)
     return NULL;
 }
 
+/* The same rule on the body as written, before gimplification drops what
+ * computes nothing (`(void)v;` is no empty body either, as with Clang). */
+static tree first_generic(tree t)
+{
+    if (!t)
+        return NULL_TREE;
+    switch (TREE_CODE(t)) {
+    case BIND_EXPR:
+        return first_generic(BIND_EXPR_BODY(t));
+    case STATEMENT_LIST:
+        for (tree_stmt_iterator i = tsi_start(t); !tsi_end_p(i); tsi_next(&i))
+            if (tree s = first_generic(tsi_stmt(i)))
+                return s;
+        return NULL_TREE;
+    case CLEANUP_POINT_EXPR: /* C++ wraps `return;` in one */
+        return first_generic(TREE_OPERAND(t, 0));
+    case DEBUG_BEGIN_STMT:
+        return NULL_TREE;
+    case RETURN_EXPR:
+        return TREE_OPERAND(t, 0) ? t : NULL_TREE;
+    default:
+        return t;
+    }
+}
+
+/* Info functions whose body check_info_body already refused. */
+static std::set<unsigned> bodies_refused;
+
+void check_info_body(void *gcc_data, void *)
+{
+    tree fn = (tree)gcc_data;
+    if (!lookup_attribute("tf_info", DECL_ATTRIBUTES(fn)))
+        return;
+    if (tree s = first_generic(DECL_SAVED_TREE(fn))) {
+        location_t loc = EXPR_HAS_LOCATION(s) ? EXPR_LOCATION(s) : DECL_SOURCE_LOCATION(fn);
+        error_at(user_loc(loc), "tf: info function %qD must have an empty body", fn);
+        bodies_refused.insert(DECL_UID(fn));
+    }
+}
+
 static void instrument_info(fn_ctx *c, gbind *outer)
 {
     gimple_seq *body = gimple_bind_body_ptr(outer);
     if (flag_sanitize & SANITIZE_THREAD || flag_instrument_function_entry_exit)
         body = user_body(body, true);
+    if (bodies_refused.count(DECL_UID(c->fndecl)))
+        return;
     if (gimple *s = first_statement(*body)) {
         error_at(user_loc(stmt_loc(s, c->fndecl)), "tf: info function %qD must have an empty body",
                  c->fndecl);

@@ -56,10 +56,14 @@ static const char *monitor_group(tree decl, location_t loc)
         return NULL;
     const char *group = attr_string(attr);
     for (tree a = lookup_attribute("tf_monitor", TREE_CHAIN(attr)); a;
-         a = lookup_attribute("tf_monitor", TREE_CHAIN(a)))
-        if (strcmp(attr_string(a), group))
-            error_at(loc, "tf: %qD has more than one %<TF_MONITOR%> (%qs and %qs)", decl,
-                     group, attr_string(a));
+         a = lookup_attribute("tf_monitor", TREE_CHAIN(a))) {
+        const char *other = attr_string(a);
+        if (!strcmp(other, group))
+            continue;
+        bool later = monitor_written(decl, other) > monitor_written(decl, group);
+        error_at(loc, "tf: %qD has more than one %<TF_MONITOR%> (%qs and %qs)", decl,
+                 later ? group : other, later ? other : group);
+    }
     return group;
 }
 

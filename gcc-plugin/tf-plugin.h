@@ -33,6 +33,10 @@ void register_attributes(void *gcc_data, void *user_data);
 extern bool active;
 /* Diagnostics point at the user's source, not into tf.h's macros. */
 location_t user_loc(location_t loc);
+/* When TF_MONITOR(group) was first written on a function of fn's name: a
+ * redeclaration's merged attributes keep no order, its error names the
+ * groups in the order written, as Clang does. */
+unsigned monitor_written(tree fn, const char *group);
 
 /* ---- rules.cc: the rules file of DESIGN section 5 ------------------------- */
 void rules_load(const char *path);
@@ -88,6 +92,8 @@ opt_pass *make_recursion_pass(gcc::context *ctxt);
 opt_pass *make_instrument_pass(gcc::context *ctxt);
 opt_pass *make_ehfix_pass(gcc::context *ctxt);
 tree eh_placeholder_decl(void);
+/* PLUGIN_PRE_GENERICIZE: an info function's body as written must be empty. */
+void check_info_body(void *gcc_data, void *user_data);
 
 #define TF_ENHANCED "tf enhanced"
 bool enhanced_p(tree fndecl);

@@ -12,7 +12,8 @@
 #   lto       -flto with the plugin at compile and link time: hooks fire once
 #   warnings  the plugin adds no warning: -Wall -Wextra the same with and without
 #   rules     malformed rules files (junk bytes, long lines, CRLF, no newline)
-#             give errors with a rules-file location or compile, never crash
+#             give errors with a rules-file location or compile, never crash;
+#             the junk comes from a seed it prints: TF_FUZZ_SEED=N reproduces it
 #   inline    a monitored static inline function inlined away at -O2 still
 #             reports every call (its copies carry the hooks)
 #   fastpath  the split shape (docs/code-shape.md section 3), read from the
@@ -184,7 +185,12 @@ rules)
     printf 'group g\r\nmonitor g * *\r\n' > "$work/crlf.rules"
     printf 'group g\nmonitor g * *' > "$work/noeol.rules"
     printf '# only a comment\n\n   \t\n' > "$work/empty.rules"
-    head -c 4096 /dev/urandom > "$work/junk.rules"
+    seed=${TF_FUZZ_SEED:-$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')}
+    echo "rules fuzz seed $seed (TF_FUZZ_SEED=$seed reproduces this run)"
+    RANDOM=$seed
+    junk=
+    for ((i = 0; i < 4096; i++)); do printf -v byte '\\%03o' $((RANDOM % 256)); junk+=$byte; done
+    printf "$junk" > "$work/junk.rules"
     { printf 'group g\nmonitor g '; head -c 10000 /dev/zero | tr '\0' 'x'; printf ' *\n'; } > "$work/long.rules"
     printf 'group g g\ngroup\nexclude\nmonitor\n\x01\x02\n' > "$work/bad.rules"
     for r in crlf noeol empty junk long bad; do

@@ -1,12 +1,15 @@
 #!/bin/bash
-# run-fixture.sh: build one fixture with and without the TF plugin, run it, and
-# check (1) each trace line by line against its expected files and (2) that the
-# program's own stdout is the same as the uninstrumented build's.
+# run-fixture.sh: build one fixture with and without a TF plugin (tf.so with
+# GCC, tf-clang.so with Clang: the same script for both), run it, and check
+# (1) each trace line by line against its expected files and (2) that the
+# program's own stdout and exit status are the uninstrumented build's.
 #
 #   run-fixture.sh --name N --cc gcc|g++|clang|clang++ --opt -O2 --work DIR
 #                  --plugin PATH --include DIR --libdir DIR --expect DIR
 #                  [--flags "extra compile+link flags"] [--plugin-flags "..."]
 #                  [--lib SRC] [--libs "-lfoo ..."] SRC...
+#
+# --flags may hold "-x c++": it comes before the sources, "-x none" after them.
 #
 # Expected files: DIR/N.expected and DIR/N.*.expected. Leading lines
 #   # env NAME=VALUE     environment of that run (TF_MONITORS=...)
@@ -14,7 +17,8 @@
 #   # stderr FILE        also compare the run's stderr with DIR/FILE
 # then the trace lines. Both sides are normalised: pointers become 0xPTR,
 # nesting indentation after "(<thread>): " is dropped, and the fixture
-# directory is dropped from paths.
+# directory is dropped from paths. A compiler crash (GCC's "internal compiler
+# error", Clang's stack dump) fails the test even if the driver exits 0.
 # Exit 0 pass, 1 fail, 77 skip (sanitized builds have no plugin).
 set -u
 [ -n "${TF_SANITIZE:-}" ] && { echo "skip: TF_SANITIZE set"; exit 77; }
@@ -42,7 +46,7 @@ fail=0
 rm -rf "$work" && mkdir -p "$work/inst" "$work/plain" || exit 1
 fixdir=$(cd "$(dirname "${srcs[0]}")" && pwd)
 common=(-I"$inc" -I"$fixdir" -g -Wall $opt $flags)
-link=($libs -L"$libdir" -ltf -Wl,-rpath,"$libdir" -pthread -ldl)
+link=(-x none $libs -L"$libdir" -ltf -Wl,-rpath,"$libdir" -pthread -ldl)
 
 build() { # build DIR PLUGIN-ARGS...
     local dir=$1; shift
@@ -52,9 +56,10 @@ build() { # build DIR PLUGIN-ARGS...
     fi
     $cc "${common[@]}" "$@" "${srcs[@]}" -o "$dir/prog" "${link[@]}" 2> "$dir/build.log" ||
         { cat "$dir/build.log"; echo "FAIL: building ${srcs[*]} in $dir"; return 1; }
-    grep -q "internal compiler error" "$dir/build.log" && { cat "$dir/build.log"; return 1; }
+    crashed "$dir"/*.log && { cat "$dir"/*.log; echo "FAIL: the compiler crashed"; return 1; }
     return 0
 }
+crashed() { grep -q -E "internal compiler error|PLEASE submit a bug report|Stack dump" "$@"; }
 build "$work/inst" -fplugin="$plugin" $pflags || exit 1
 build "$work/plain" || exit 1
 
