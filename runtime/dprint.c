@@ -263,13 +263,16 @@ static void flush_on_fatal(int sig, siginfo_t *info, void *uctx)
 }
 
 /* At exit (before stdio's own flush): what could not be written is said,
- * once per stream, on stderr (unless stderr is the stream that failed). */
+ * once per stream, on stderr (unless stderr is the stream that failed).
+ * Only TF_OUTPUT, which libtf opened, is flushed here: a stream the program
+ * gave tf_dprint may be closed by now, and only its counts are read. */
 static void dprint_lost(void)
 {
     pthread_mutex_lock(&lock);
     for (struct dprint_factory *f = streams; f; f = f->next) {
         pthread_mutex_lock(&f->lock);
-        stream_flush(f);
+        if (f->out == buffered_out)
+            stream_flush(f);
         if (f->lost_lines && f->out != stderr)
             fprintf(stderr, "tf: dprint: %llu lines (%llu bytes) could not be written to %s: %s\n",
                     (unsigned long long)f->lost_lines, (unsigned long long)f->lost_bytes,
