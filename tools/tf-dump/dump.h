@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include <tf/types.h>
 
@@ -56,4 +57,18 @@ td_output *td_tee_new(td_output **outs, int n);
 /* The function's name without its "<tu>." (func as given when it has none). */
 const char *td_short_name(const char *func);
 
+/* Room for one more element in the array *items (n used of *cap, each size
+ * bytes), doubling from first: 0 when out of memory, the array kept. */
+static inline int td_grow(void *items, uint32_t *cap, uint32_t n, size_t size, uint32_t first)
+{
+    if (n < *cap)
+        return 1;
+    uint32_t c = *cap ? 2 * *cap : first;
+    void *p = realloc(*(void **)items, (size_t)c * size);
+    if (!p)
+        return 0;
+    *(void **)items = p;
+    *cap = c;
+    return 1;
+}
 #endif

@@ -126,14 +126,8 @@ static int is_known(td_kind kind, const char *name)
 
 static void add_arg(td_fields *f, const bt_field *fld, const char *name)
 {
-    if (f->e.nargs == f->cap) {
-        uint32_t cap = f->cap ? 2 * f->cap : 8;
-        td_slot *a = realloc(f->args, cap * sizeof *a);
-        if (!a)
-            return; /* out of memory: the value is left out, the event still shown */
-        f->args = a;
-        f->cap = cap;
-    }
+    if (!td_grow(&f->args, &f->cap, f->e.nargs, sizeof *f->args, 8))
+        return; /* out of memory: the value is left out, the event still shown */
     value_of(&f->args[f->e.nargs++], fld, name);
 }
 

@@ -46,14 +46,8 @@ static uint32_t func_index(struct report *r, const char *full)
     for (uint32_t i = r->nfuncs; i > 0; i--)
         if (strcmp(r->funcs[i - 1].full, full) == 0)
             return i - 1;
-    if (r->nfuncs == r->fcap) {
-        uint32_t cap = r->fcap ? 2 * r->fcap : 64;
-        func *f = realloc(r->funcs, cap * sizeof *f);
-        if (!f)
-            return UINT32_MAX;
-        r->funcs = f;
-        r->fcap = cap;
-    }
+    if (!td_grow(&r->funcs, &r->fcap, r->nfuncs, sizeof *r->funcs, 64))
+        return UINT32_MAX;
     if (!(r->funcs[r->nfuncs].full = strdup(full)))
         return UINT32_MAX;
     return r->nfuncs++;
@@ -64,14 +58,8 @@ static rthread *thread_of(struct report *r, const td_event *e)
     for (uint32_t i = r->nthreads; i > 0; i--)
         if (r->threads[i - 1].tid == e->tid && r->threads[i - 1].pid == e->pid)
             return &r->threads[i - 1];
-    if (r->nthreads == r->tcap) {
-        uint32_t cap = r->tcap ? 2 * r->tcap : 16;
-        rthread *t = realloc(r->threads, cap * sizeof *t);
-        if (!t)
-            return NULL;
-        r->threads = t;
-        r->tcap = cap;
-    }
+    if (!td_grow(&r->threads, &r->tcap, r->nthreads, sizeof *r->threads, 16))
+        return NULL;
     rthread *t = &r->threads[r->nthreads++];
     *t = (rthread){e->pid, e->tid, NULL, 0, 0};
     return t;

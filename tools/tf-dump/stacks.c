@@ -9,14 +9,8 @@ td_thread *td_thread_of(td_threads *ts, const td_event *e)
     for (uint32_t i = ts->n; i > 0; i--) /* the latest threads first: they are busiest */
         if (ts->all[i - 1]->tid == e->tid && ts->all[i - 1]->pid == e->pid)
             return ts->all[i - 1];
-    if (ts->n == ts->cap) {
-        uint32_t cap = ts->cap ? 2 * ts->cap : 16;
-        td_thread **a = realloc(ts->all, cap * sizeof *a);
-        if (!a)
-            return NULL;
-        ts->all = a;
-        ts->cap = cap;
-    }
+    if (!td_grow(&ts->all, &ts->cap, ts->n, sizeof *ts->all, 16))
+        return NULL;
     td_thread *t = calloc(1, sizeof *t);
     if (!t || !(t->name = strdup(e->thread))) {
         free(t);
@@ -31,14 +25,8 @@ td_thread *td_thread_of(td_threads *ts, const td_event *e)
 
 td_frame *td_push(td_thread *t, const char *func, int64_t start)
 {
-    if (t->depth == t->cap) {
-        uint32_t cap = t->cap ? 2 * t->cap : 64;
-        td_frame *s = realloc(t->stack, cap * sizeof *s);
-        if (!s)
-            return NULL;
-        t->stack = s;
-        t->cap = cap;
-    }
+    if (!td_grow(&t->stack, &t->cap, t->depth, sizeof *t->stack, 64))
+        return NULL;
     td_frame *f = &t->stack[t->depth];
     if (!(f->func = strdup(func)))
         return NULL;
