@@ -36,21 +36,57 @@ struct report {
     uint32_t nthreads, tcap;
     func *funcs;
     uint32_t nfuncs, fcap;
+    uint32_t *slots, nslots; /* open addressing on the name: funcs index + 1, 0 free */
     int oom;
 };
 
 enum { R_ENTER, R_EXIT, R_UNWIND };
 
+static uint32_t name_hash(const char *s)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    while (*s)
+        h = (h ^ (unsigned char)*s++) * 16777619u;
+    return h;
+}
+
+/* The slot holding full, or the free slot where it goes. */
+static uint32_t *slot_of(const struct report *r, const char *full)
+{
+    uint32_t i = name_hash(full) & (r->nslots - 1);
+    while (r->slots[i] && strcmp(r->funcs[r->slots[i] - 1].full, full) != 0)
+        i = (i + 1) & (r->nslots - 1);
+    return &r->slots[i];
+}
+
+/* Kept at most half full, so every event's look-up is a probe or two. */
+static int rehash(struct report *r)
+{
+    uint32_t n = r->nslots ? 2 * r->nslots : 256;
+    uint32_t *slots = calloc(n, sizeof *slots);
+    if (!slots)
+        return 0;
+    free(r->slots);
+    r->slots = slots;
+    r->nslots = n;
+    for (uint32_t i = 0; i < r->nfuncs; i++)
+        *slot_of(r, r->funcs[i].full) = i + 1;
+    return 1;
+}
+
 static uint32_t func_index(struct report *r, const char *full)
 {
-    for (uint32_t i = r->nfuncs; i > 0; i--)
-        if (strcmp(r->funcs[i - 1].full, full) == 0)
-            return i - 1;
+    if (2 * (r->nfuncs + 1) > r->nslots && !rehash(r))
+        return UINT32_MAX;
+    uint32_t *slot = slot_of(r, full);
+    if (*slot)
+        return *slot - 1;
     if (!td_grow(&r->funcs, &r->fcap, r->nfuncs, sizeof *r->funcs, 64))
         return UINT32_MAX;
     if (!(r->funcs[r->nfuncs].full = strdup(full)))
         return UINT32_MAX;
-    return r->nfuncs++;
+    *slot = ++r->nfuncs;
+    return r->nfuncs - 1;
 }
 
 static rthread *thread_of(struct report *r, const td_event *e)
@@ -152,6 +188,7 @@ static int r_finish(void *self)
         free(r->funcs[i].full);
     free(r->threads);
     free(r->funcs);
+    free(r->slots);
     return rc || fflush(r->out) != 0 || ferror(r->out);
 }
 
