@@ -119,7 +119,7 @@ void Instrumenter::makeClone(Site &s) {
   if (!dl && f->getSubprogram())
     dl = DILocation::get(ctx, f->getSubprogram()->getScopeLine(), 0, f->getSubprogram());
   b.SetCurrentDebugLocation(dl);
-  LoadInst *load = b.CreateAlignedLoad(i8p, holders[s.model->group], Align(8), "tf.mm");
+  LoadInst *load = b.CreateAlignedLoad(i8p, slotOf(s.id), Align(8), "tf.mm");
   // Acquire, not GCC's volatile load: in LLVM's memory model a racing
   // volatile load promises no ordering, and LLVM still optimises f as the
   // uninstrumented function around an acquire load (fib(25), callgrind, no

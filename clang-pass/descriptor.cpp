@@ -97,6 +97,10 @@ void Instrumenter::emitDescriptor() {
     holders[g] = h;
     groups.push_back(ConstantStruct::get(groupTy, {str(g), ptr(h)}));
   }
+  ArrayType *slotsTy = ArrayType::get(i8p, t.names.size());
+  slots = new GlobalVariable(m, slotsTy, false, GlobalValue::InternalLinkage,
+                             ConstantAggregateZero::get(slotsTy), "__tf_slots");
+  slots->setAlignment(Align(8));
   StructType *nameTy = record("tf_name");
   std::vector<Constant *> names;
   for (const core::name_entry &n : t.names)
@@ -114,7 +118,8 @@ void Instrumenter::emitDescriptor() {
   Constant *init = ConstantStruct::get(
       tuTy, {u32(TF_TU_ABI), u32(core::size_tf_tu), str(tu.file), str(tu.base), u32(names.size()), u32(groups.size()),
              u32(decls.size()), u32(0), array("__tf_names", nameTy, names),
-             array("__tf_groups", groupTy, groups), array("__tf_decls", declTy, decls), str(core::tf_version)});
+             array("__tf_groups", groupTy, groups), array("__tf_decls", declTy, decls), str(core::tf_version),
+             ptr(slots)});
   auto *tuVar = new GlobalVariable(m, tuTy, false, GlobalValue::InternalLinkage, init, "__tf_tu");
   tuVar->setAlignment(Align(8));
   appendToGlobalCtors(m, registrar("__tf_ctor", "tf_tu_register", tuVar), 65535);

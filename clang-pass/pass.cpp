@@ -100,7 +100,7 @@ void Instrumenter::instrumentMonitored(Site &s) {
   Value *mm = s.mm;
   if (!mm) {
     IRBuilder<> eb(&*f->getEntryBlock().getFirstInsertionPt());
-    LoadInst *load = eb.CreateAlignedLoad(i8p, holders[s.model->group], Align(8), "tf.mm");
+    LoadInst *load = eb.CreateAlignedLoad(i8p, slotOf(s.id), Align(8), "tf.mm");
     load->setAtomic(AtomicOrdering::Acquire);
     s.mm = mm = load;
   }

@@ -130,6 +130,11 @@ class Instrumenter {
   std::map<std::string, Constant *> strings;
   std::map<int, Constant *> enums;
   std::map<std::string, GlobalVariable *> holders;
+  GlobalVariable *slots = nullptr;  // __tf_slots: each monitored function's monitor, by id (ABI 3)
+  Constant *slotOf(int id) {
+    return ConstantExpr::getInBoundsGetElementPtr(slots->getValueType(), slots,
+                                                  ArrayRef<Constant *>{u32(0), u32(uint32_t(id))});
+  }
   std::set<llvm::Function *> infoFns;
 };
 

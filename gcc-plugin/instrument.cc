@@ -294,7 +294,7 @@ static void instrument_monitored(fn_ctx *c, gbind *outer)
 {
     location_t loc = DECL_SOURCE_LOCATION(c->fndecl);
     instrument_body(c, outer);
-    gimple_seq prologue = gimplify(hook_load(c->mm, abi_holder(c->e->group)), loc);
+    gimple_seq prologue = gimplify(hook_load(c->mm, abi_slot(c->e->id)), loc);
     gimple_seq_add_seq(&prologue, gimplify(hook_enter(c->mm, c->fndecl, c->e->id, 0, true), loc));
     prepend(outer, prologue);
 }
@@ -324,7 +324,7 @@ static void instrument_fast(fn_ctx *c, gbind *outer, tree g)
 {
     location_t loc = DECL_SOURCE_LOCATION(c->fndecl);
     walk_body(c, gimple_bind_body_ptr(outer));
-    gimple_seq prologue = gimplify(hook_load(c->mm, abi_holder(c->e->group)), loc);
+    gimple_seq prologue = gimplify(hook_load(c->mm, abi_slot(c->e->id)), loc);
     gimple_seq_add_seq(&prologue, gimplify(hook_call_traced(c->mm, c->fndecl, g), loc));
     prepend(outer, prologue);
 }

@@ -72,6 +72,7 @@ tree abi_args_type(void);
 tree abi_exception_type(void);
 tree abi_field(tree record, const char *name);
 tree abi_holder(const std::string &group);
+tree abi_slot(int id); /* __tf_slots[id]: the monitor a monitored function loads */
 tree abi_enum_descriptor(tree enum_type);
 tree abi_string(const std::string &s);
 std::string abi_type_name(tree type);

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define TF_NO_CALLER_MACROS /* libtf defines the functions themselves */
 #include <tf/registry.h>
@@ -47,6 +48,23 @@ void tf__registry_watch(tf_factory *f, int (*wants)(const tf_tu *tu, uint32_t gr
  * the TUs declared them, until fn returns nonzero, and returns that (0 for a
  * group without subgroups or unknown). Takes no lock, as above. */
 int tf__group_each_subgroup(const char *group, int (*fn)(const char *name, void *arg), void *arg);
+
+/* Function selection (select.c, README "Selecting functions"). A glob
+ * matches "<tu>.<name>", or the name alone when it has no '.' (triggers and
+ * tf-ctl functions match the same way). */
+int tf__function_matches(const char *glob, const tf_tu *tu, const char *name);
+/* Appends the items of a selection ("+GLOB,-GLOB,GLOB") and applies it; bad
+ * items are reported through bad (1-based index, the item, why) and skipped,
+ * or, with all_or_nothing, nothing is applied. TF_OK, TF_EINVAL (a bad item
+ * or none at all), TF_ENOMEM. Takes the registry's lock. */
+typedef void (*tf__select_bad)(int index, const char *item, size_t len, const char *why, void *arg);
+int tf__select(const char *items, int all_or_nothing, tf__select_bad bad, void *arg);
+/* The selection as items ("+a.*,-*.tiny"), written to out; returns their
+ * count. Takes the registry's lock. */
+int tf__select_show(FILE *out);
+/* Calls fn with each item (as "+GLOB"/"-GLOB", 1-based) that has matched no
+ * monitored function of any TU registered so far. Takes the lock. */
+void tf__select_each_unmatched(void (*fn)(int index, const char *item, void *arg), void *arg);
 
 /* Snapshot of the modules trusted from the start (before anything runs). */
 void tf__permission_init(void);

@@ -66,6 +66,11 @@ struct slot {               /* one group of a TU */
 struct tu_entry {
     tf_tu *tu;
     struct slot *slots;     /* tu->ngroups of them */
+    /* ABI 3 (tu->slots): the ids of group i's functions are
+     * order[first[i] .. first[i + 1]); off[id] says it is deselected. */
+    uint32_t *order, *first;
+    unsigned char *off;
+    int warned;             /* an unslotted TU the selection could not apply to */
     struct tu_entry *next;
 };
 
@@ -356,6 +361,86 @@ static struct made *make(struct slot *s, const tf_tu *tu, tf_factory *const *set
     return m;
 }
 
+/* ---- function slots (ABI 3) ------------------------------------------------- */
+
+static int slotted(const tf_tu *tu)
+{
+    return tu->abi >= 3 && tu->size >= offsetof(tf_tu, slots) + sizeof tu->slots && tu->slots;
+}
+
+/* Each function of group i gets the group's monitor, or NULL if deselected. */
+static void write_slots(struct tu_entry *e, uint32_t i)
+{
+    if (!e->off)
+        return;
+    tf_monitor *m = e->slots[i].current ? e->slots[i].current->monitor : NULL;
+    for (uint32_t k = e->first[i]; k < e->first[i + 1]; k++) {
+        uint32_t id = e->order[k];
+        __atomic_store_n(&e->tu->slots[id], e->off[id] ? NULL : m, __ATOMIC_RELEASE);
+    }
+}
+
+/* off[] from the selection. A TU without slots follows its holders: said
+ * once if the selection would switch some of its functions off. */
+static void select_tu(struct tu_entry *e)
+{
+    const tf_tu *tu = e->tu;
+    uint32_t skipped = 0;
+    const char *example = NULL;
+    for (uint32_t id = 0; id < tu->nnames; id++) {
+        if (!(tu->names[id].flags & TF_NAME_MONITOR))
+            continue;
+        int off = !tf__select_wants(tu, tu->names[id].name);
+        if (e->off)
+            e->off[id] = (unsigned char)off;
+        else if (off && !skipped++)
+            example = tu->names[id].name;
+    }
+    if (skipped && !e->warned) {
+        e->warned = 1;
+        fprintf(stderr, "tf: %s: the selection cannot switch off '%s'%s: this TU was built with "
+                        "TF_TU_ABI %u, without per-function slots; rebuild it with this TF\n",
+                tu->file, example, skipped > 1 ? " and others" : "", tu->abi);
+    }
+}
+
+/* The ids of each group's monitored functions, grouped (a counting sort). */
+static int index_slots(struct tu_entry *e)
+{
+    const tf_tu *tu = e->tu;
+    if (!slotted(tu))
+        return 0;
+    e->first = calloc(tu->ngroups + 1, sizeof *e->first);
+    e->order = malloc((tu->nnames ? tu->nnames : 1) * sizeof *e->order);
+    e->off = calloc(tu->nnames ? tu->nnames : 1, 1);
+    if (!e->first || !e->order || !e->off)
+        return -1;
+    for (uint32_t id = 0; id < tu->nnames; id++)
+        if ((tu->names[id].flags & TF_NAME_MONITOR) && tu->names[id].group >= 0)
+            e->first[tu->names[id].group + 1]++;
+    for (uint32_t i = 0; i < tu->ngroups; i++)
+        e->first[i + 1] += e->first[i];
+    uint32_t *next = calloc(tu->ngroups ? tu->ngroups : 1, sizeof *next);
+    if (!next)
+        return -1;
+    for (uint32_t id = 0; id < tu->nnames; id++) {
+        int32_t g = tu->names[id].group;
+        if ((tu->names[id].flags & TF_NAME_MONITOR) && g >= 0)
+            e->order[e->first[g] + next[g]++] = id;
+    }
+    free(next);
+    return 0;
+}
+
+static void free_entry(struct tu_entry *e)
+{
+    free(e->first);
+    free(e->order);
+    free(e->off);
+    free(e->slots);
+    free(e);
+}
+
 static void update_tu(struct tu_entry *e)
 {
     for (uint32_t i = 0; i < e->tu->ngroups; i++) {
@@ -368,6 +453,7 @@ static void update_tu(struct tu_entry *e)
             s->current = set.n ? make(s, e->tu, set.v, set.n) : NULL;
             __atomic_store_n(e->tu->groups[i].holder, s->current ? s->current->monitor : NULL,
                              __ATOMIC_RELEASE);
+            write_slots(e, i);
         }
         set_free(&set);
     }
@@ -377,6 +463,69 @@ static void update_all(void)
 {
     for (struct tu_entry *e = tus; e; e = e->next)
         update_tu(e);
+}
+
+/* ---- selection ------------------------------------------------------------- */
+
+static void reselect_all(void)
+{
+    for (struct tu_entry *e = tus; e; e = e->next) {
+        select_tu(e);
+        for (uint32_t i = 0; i < e->tu->ngroups; i++)
+            write_slots(e, i);
+    }
+}
+
+int tf__select(const char *items, int all_or_nothing, tf__select_bad bad, void *arg)
+{
+    if (!items)
+        return TF_EINVAL;
+    pthread_mutex_lock(&lock);
+    int rc = tf__select_items(items, all_or_nothing, bad, arg);
+    reselect_all();
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+
+int tf__select_show(FILE *out)
+{
+    pthread_mutex_lock(&lock);
+    int n = tf__select_print(out);
+    pthread_mutex_unlock(&lock);
+    return n;
+}
+
+void tf__select_each_unmatched(void (*fn)(int index, const char *item, void *arg), void *arg)
+{
+    pthread_mutex_lock(&lock);
+    tf__select_unmatched(fn, arg);
+    pthread_mutex_unlock(&lock);
+}
+
+TF_API int tf_select(const char *items)
+{
+    return tf__select(items, 1, NULL, NULL);
+}
+
+TF_API void tf_select_reset(void)
+{
+    pthread_mutex_lock(&lock);
+    tf__select_reset();
+    reselect_all();
+    pthread_mutex_unlock(&lock);
+}
+
+TF_API int tf_selected(const tf_tu *tu, int id)
+{
+    int rc = TF_EINVAL;
+    pthread_mutex_lock(&lock);
+    struct tu_entry *e = tus;
+    while (e && e->tu != tu)
+        e = e->next;
+    if (e && id >= 0 && (uint32_t)id < tu->nnames && (tu->names[id].flags & TF_NAME_MONITOR))
+        rc = e->off ? !e->off[id] : tf__select_wants(tu, tu->names[id].name);
+    pthread_mutex_unlock(&lock);
+    return rc;
 }
 
 void tf__registry_watch(tf_factory *f, int (*wants)(const tf_tu *tu, uint32_t group))
@@ -565,8 +714,12 @@ TF_API void tf_tu_register(tf_tu *tu)
     }
     pthread_mutex_lock(&lock);
     struct tu_entry *e = *tu_link(tu) ? NULL : calloc(1, sizeof *e);
-    if (e && !(e->slots = calloc(tu->ngroups ? tu->ngroups : 1, sizeof *e->slots))) {
-        free(e);
+    if (e)
+        e->tu = tu;
+    if (e && (!(e->slots = calloc(tu->ngroups ? tu->ngroups : 1, sizeof *e->slots)) ||
+              index_slots(e) != 0)) {
+        fprintf(stderr, "tf: %s: TU not registered: out of memory\n", tu->file);
+        free_entry(e);
         e = NULL;
     }
     if (e) {
@@ -581,10 +734,10 @@ TF_API void tf_tu_register(tf_tu *tu)
         if (ok) {
             e->next = tus;
             tus = e;
+            select_tu(e);
             update_tu(e);
         } else {
-            free(e->slots);
-            free(e);
+            free_entry(e);
         }
     }
     pthread_mutex_unlock(&lock);
@@ -610,10 +763,11 @@ TF_API void tf_tu_unregister(tf_tu *tu)
         *p = e->next;
         for (uint32_t i = 0; i < tu->ngroups; i++) {
             __atomic_store_n(tu->groups[i].holder, NULL, __ATOMIC_RELEASE);
+            e->slots[i].current = NULL;
+            write_slots(e, i);
             free_slot(&e->slots[i]);
         }
-        free(e->slots);
-        free(e);
+        free_entry(e);
     }
     pthread_mutex_unlock(&lock);
 }

@@ -26,6 +26,8 @@ struct var {
 static const struct var vars[] = {
     {"TF_MONITORS", tf__parse_any, NULL, NULL,
      "group=factory[+factory...] items separated by ',': what to trace"},
+    {"TF_SELECT", tf__parse_any, NULL, NULL,
+     "+GLOB,-GLOB: which monitored functions follow their group's monitor (README: selecting)"},
     {"TF_OUTPUT", tf__parse_any, NULL, NULL,
      "file dprint writes to, created 0600, never through a symlink (default and '-': stderr)"},
     {"TF_OUTPUT_BUFFER", tf__parse_one_of, "line|full", "full",

@@ -346,11 +346,38 @@ void tf__env_fork(int phase)
         pthread_mutex_unlock(&lock);
 }
 
+/* "tf: TF_SELECT: item N 'ITEM': WHY; the other items apply", escaped. */
+static void bad_select(int index, const char *item, size_t len, const char *why, void *arg)
+{
+    char *copy = strndup(item, len);
+    fprintf(stderr, "tf: TF_SELECT: item %d '", index);
+    tf__config_escaped(stderr, copy ? copy : "?");
+    fprintf(stderr, "': %s; %s\n", why, index ? "the other items apply" : "nothing is deselected");
+    free(copy);
+}
+
+static void unmatched_select(int index, const char *item, void *arg)
+{
+    fprintf(stderr, "tf: TF_SELECT: item %d '", index);
+    tf__config_escaped(stderr, item);
+    fprintf(stderr, "' matched no monitored function of the code loaded: it changed nothing\n");
+}
+
+static void check_select_at_exit(void)
+{
+    tf__select_each_unmatched(unmatched_select, NULL);
+}
+
 void tf__env_init(void)
 {
     if (strcmp(tf__config_get("TF_HELP"), "1") == 0) {
         tf__config_help(stderr);
         tf__factories_help(stderr);
+    }
+    const char *select = tf__config_get("TF_SELECT");
+    if (select) {
+        tf__select(select, 0, bad_select, NULL);
+        atexit(check_select_at_exit);
     }
     const char *monitors = tf__config_get("TF_MONITORS");
     if (!monitors)

@@ -3,7 +3,6 @@
  * answer is text: "ok" or "error: ..." on the first line, then the output.
  */
 #define _GNU_SOURCE
-#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -58,13 +57,7 @@ static void groups(FILE *out)
 
 static int glob_matches(const char *glob, const tf_tu *tu, const char *name)
 {
-    if (!glob)
-        return 1;
-    if (!strchr(glob, '.'))
-        return fnmatch(glob, name, 0) == 0;
-    char full[512];
-    snprintf(full, sizeof full, "%s.%s", tu->name, name);
-    return fnmatch(glob, full, 0) == 0;
+    return !glob || tf__function_matches(glob, tu, name);
 }
 
 struct fn_query {
@@ -80,8 +73,10 @@ static int list_functions(const tf_tu *tu, void *arg)
         if (!(n->flags & TF_NAME_MONITOR) || !glob_matches(q->glob, tu, n->name))
             continue;
         const char *group = n->group >= 0 ? tu->groups[n->group].name : "?";
-        int on = n->group >= 0 && tf_monitor_for_tu(tu, group);
-        fprintf(q->out, "%s.%s\t%s\t%s\n", tu->name, n->name, group, on ? "on" : "off");
+        int selected = tf_selected(tu, (int)id) == 1;
+        int on = n->group >= 0 && selected && tf_monitor_for_tu(tu, group);
+        fprintf(q->out, "%s.%s\t%s\t%s\t%s\n", tu->name, n->name, group, on ? "on" : "off",
+                selected ? "selected" : "deselected");
     }
     return 0;
 }
@@ -104,10 +99,85 @@ static void status(FILE *out)
             tf__trigger_count(), tf_denials(NULL, 0));
 }
 
+struct sel_count {
+    int all, selected;
+};
+
+static int count_selected(const tf_tu *tu, void *arg)
+{
+    struct sel_count *k = arg;
+    for (uint32_t id = 0; id < tu->nnames; id++)
+        if (tu->names[id].flags & TF_NAME_MONITOR) {
+            k->all++;
+            k->selected += tf_selected(tu, (int)id) == 1;
+        }
+    return 0;
+}
+
+static void selection(FILE *out)
+{
+    fputs("selection\t", out);
+    if (!tf__select_show(out))
+        fputs("(everything)", out);
+    struct sel_count k = {0, 0};
+    tf_tu_foreach(count_selected, &k);
+    fprintf(out, "\nselected\t%d of %d monitored functions\n", k.selected, k.all);
+}
+
+struct first_bad {
+    int index;
+    char item[128];
+    const char *why;
+};
+
+static void note_bad(int index, const char *item, size_t len, const char *why, void *arg)
+{
+    struct first_bad *b = arg;
+    if (b->why)
+        return;
+    char *copy = strndup(item, len);
+    b->index = index;
+    tf__escape(b->item, sizeof b->item, copy ? copy : "?");
+    b->why = why;
+    free(copy);
+}
+
+/* select ITEMS / deselect GLOBS: the rest of the line, applied whole or not
+ * at all (a command either does what it says or nothing). */
+static int select_items(tf_cursor *c, FILE *body, int exclude)
+{
+    const char *rest = c->s + c->i;
+    if (!*rest)
+        return tf__cur_fail(c, "%s", exclude ? "deselect needs a glob" : "select needs items");
+    char *items = NULL;
+    if (exclude) { /* each glob becomes "-glob" */
+        size_t n = strlen(rest), k = 0;
+        if (!(items = malloc(2 * n + 2)))
+            return tf__cur_fail(c, "out of memory");
+        for (const char *p = rest; *p;) {
+            size_t w = strcspn(p, ",");
+            while (w && (*p == ' ' || *p == '\t'))
+                p++, w--;
+            k += (size_t)sprintf(items + k, "%s-%.*s", k ? "," : "", (int)w, p);
+            p += w;
+            p += *p == ',';
+        }
+    }
+    struct first_bad b = {0, "", NULL};
+    int rc = tf__select(items ? items : rest, 1, note_bad, &b);
+    free(items);
+    if (b.why)
+        return tf__cur_fail(c, "item %d '%s': %s; nothing changed", b.index, b.item, b.why);
+    if (rc != TF_OK)
+        return tf__cur_fail(c, "out of memory");
+    selection(body);
+    return 0;
+}
+
 static const char usage[] =
     "commands: status | groups | functions [GLOB] | register GROUP=FACTORY[+FACTORY...] "
-    "[if CONDITION] | clear GROUP | snapshot [DIR] | report [FILE] | trigger TRIGGER | "
-    "triggers | untrigger N\n";
+    "[if CONDITION] | clear GROUP | select [+|-]GLOB[,...] | deselect GLOB[,...] | "
+    "selection [clear] | snapshot [DIR] | report [FILE] | trigger TRIGGER | triggers | untrigger N\n";
 
 /* Commands taking the rest of the line; the cursor is after the command word. */
 static int with_rest(const char *cmd, tf_cursor *c, FILE *body, const char *who)
@@ -115,6 +185,8 @@ static int with_rest(const char *cmd, tf_cursor *c, FILE *body, const char *who)
     char word[300] = "";
     if (strcmp(cmd, "register") == 0)
         return tf__control_register(c, who) < 0 ? -1 : 0;
+    if (strcmp(cmd, "select") == 0 || strcmp(cmd, "deselect") == 0)
+        return select_items(c, body, cmd[0] == 'd');
     if (strcmp(cmd, "trigger") == 0) {
         int k = tf__trigger_add(c, who);
         if (k > 0)
@@ -130,6 +202,13 @@ static int with_rest(const char *cmd, tf_cursor *c, FILE *body, const char *who)
     if (strcmp(cmd, "functions") == 0) {
         struct fn_query q = {n ? word : NULL, body};
         rc = tf_tu_foreach(list_functions, &q);
+    } else if (strcmp(cmd, "selection") == 0) {
+        if (n && strcmp(word, "clear") != 0)
+            return tf__cur_fail(c, "selection takes nothing or 'clear'");
+        if (n)
+            tf_select_reset();
+        selection(body);
+        rc = 0;
     } else if (strcmp(cmd, "clear") == 0) {
         rc = n ? tf_clear(word) : tf__cur_fail(c, "clear needs a group");
     } else if (strcmp(cmd, "untrigger") == 0) {

@@ -14,7 +14,6 @@
  * a monitor (nothing they call is traced).
  */
 #define _GNU_SOURCE
-#include <fnmatch.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,11 +61,7 @@ static int matches(const struct trigger *t, const tf_tu *tu, uint32_t id)
     const tf_name *n = &tu->names[id];
     if (!(n->flags & TF_NAME_MONITOR))
         return 0;
-    if (!strchr(t->func, '.'))
-        return fnmatch(t->func, n->name, 0) == 0;
-    char full[512];
-    snprintf(full, sizeof full, "%s.%s", tu->name, n->name);
-    return fnmatch(t->func, full, 0) == 0;
+    return tf__function_matches(t->func, tu, n->name);
 }
 
 static uint32_t mask_of(const tf_tu *tu, uint32_t id)

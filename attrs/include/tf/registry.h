@@ -28,6 +28,21 @@ tf_factory *tf_registered_factory(const char *group);
 /* The monitor now in tu's holder for group, or NULL. */
 tf_monitor *tf_monitor_for_tu(const tf_tu *tu, const char *group);
 
+/* Function selection inside groups (README "Selecting functions"): items
+ * "+GLOB" (or "GLOB") include, "-GLOB" exclude the monitored functions whose
+ * "<tu>.<name>" the glob matches (the name alone when the glob has no '.'),
+ * separated by ','. tf_select appends items to the selection; the last item
+ * matching a function decides, and a function no item matches is selected
+ * unless the first item is an inclusion. A deselected function runs as if
+ * its group had no monitor (the off path). Applies to TUs loaded later too.
+ * TF_OK, or TF_EINVAL (nothing applied) for a malformed item. Needs no
+ * permission: it never gives a function a monitor its group lacks. */
+int tf_select(const char *items);
+void tf_select_reset(void);
+/* 1 if function id of tu follows its group's monitor, 0 if deselected,
+ * TF_EINVAL if it is not a monitored function of a registered TU. */
+int tf_selected(const tf_tu *tu, int id);
+
 /* Name tables: an id is the index of a tracing name in the TU's sorted table. */
 const char *tf_method_name(const tf_tu *tu, int id); /* NULL if out of range  */
 int tf_method_id(const tf_tu *tu, const char *name); /* TF_ENOENT if unknown */

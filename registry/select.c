@@ -1,0 +1,168 @@
+/*
+ * select.c: which monitored functions follow their group's monitor
+ * (DESIGN.md section 10, README "Selecting functions"). The selection is a
+ * list of items, each including or excluding the functions a glob matches;
+ * the last item matching a function decides, and a function no item matches
+ * is selected unless the first item is an inclusion ("only these").
+ *
+ * The registry owns the list (under its lock) and turns it into each TU's
+ * slots; this file parses items and answers "is this function selected".
+ */
+#define _GNU_SOURCE
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+struct rule {
+    int include;
+    int hit;    /* matched a monitored function of some TU: it did something */
+    char *glob;
+};
+
+static struct rule *rules;
+static int nrules, caprules;
+
+int tf__function_matches(const char *glob, const tf_tu *tu, const char *name)
+{
+    if (!strchr(glob, '.'))
+        return fnmatch(glob, name, 0) == 0;
+    size_t n = strlen(tu->name) + strlen(name) + 2;
+    char small[512], *full = n <= sizeof small ? small : malloc(n);
+    if (!full)
+        return 0;
+    snprintf(full, n, "%s.%s", tu->name, name);
+    int hit = fnmatch(glob, full, 0) == 0;
+    if (full != small)
+        free(full);
+    return hit;
+}
+
+/* Why glob is not one fnmatch reads as written, or NULL. fnmatch takes an
+ * unclosed '[' or a trailing '\' literally: a user meaning a class would
+ * silently match nothing. */
+static const char *glob_problem(const char *g, size_t len)
+{
+    if (!len)
+        return "an empty glob";
+    for (size_t i = 0; i < len; i++) {
+        if (g[i] == '\\' && ++i == len)
+            return "ends with '\\'";
+        if (g[i] == '[') {
+            size_t j = i + 1;
+            if (j < len && (g[j] == '!' || g[j] == '^'))
+                j++;
+            if (j < len && g[j] == ']')
+                j++;
+            while (j < len && g[j] != ']')
+                j++;
+            if (j == len)
+                return "an unclosed '['";
+            i = j;
+        }
+    }
+    return NULL;
+}
+
+/* The next item of items at *p: its sign and glob (trimmed), or a problem. */
+struct item {
+    const char *text; /* the item as written, trimmed */
+    size_t len;
+    int include;
+    const char *glob;
+    size_t glen;
+    const char *problem;
+};
+
+static int next_item(const char **p, struct item *it)
+{
+    const char *s = *p;
+    if (!*s)
+        return 0;
+    size_t n = strcspn(s, ",");
+    *p = s[n] ? s + n + 1 : s + n;
+    while (n && (*s == ' ' || *s == '\t'))
+        s++, n--;
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+        n--;
+    it->text = s;
+    it->len = n;
+    it->include = !(n && *s == '-');
+    it->glob = n && (*s == '-' || *s == '+') ? s + 1 : s;
+    it->glen = n - (size_t)(it->glob - s);
+    it->problem = !n ? "an empty item" : glob_problem(it->glob, it->glen);
+    return 1;
+}
+
+static int add_rule(int include, const char *glob, size_t len)
+{
+    if (nrules == caprules) {
+        int cap = caprules ? 2 * caprules : 8;
+        struct rule *v = realloc(rules, (size_t)cap * sizeof *v);
+        if (!v)
+            return TF_ENOMEM;
+        rules = v;
+        caprules = cap;
+    }
+    char *g = strndup(glob, len);
+    if (!g)
+        return TF_ENOMEM;
+    rules[nrules++] = (struct rule){include, 0, g};
+    return TF_OK;
+}
+
+int tf__select_items(const char *items, int all_or_nothing, tf__select_bad bad, void *arg)
+{
+    struct item it;
+    int nbad = 0, index = 0;
+    for (const char *p = items; next_item(&p, &it);)
+        if (++index, it.problem && ++nbad && bad)
+            bad(index, it.text, it.len, it.problem, arg);
+    if (index == 0) {
+        if (bad)
+            bad(0, items, 0, "no item", arg);
+        return TF_EINVAL;
+    }
+    if (nbad && all_or_nothing)
+        return TF_EINVAL;
+    for (const char *p = items; next_item(&p, &it);)
+        if (!it.problem && add_rule(it.include, it.glob, it.glen) != TF_OK)
+            return TF_ENOMEM;
+    return nbad ? TF_EINVAL : TF_OK;
+}
+
+void tf__select_reset(void)
+{
+    for (int i = 0; i < nrules; i++)
+        free(rules[i].glob);
+    nrules = 0;
+}
+
+int tf__select_wants(const tf_tu *tu, const char *name)
+{
+    int selected = nrules == 0 || !rules[0].include;
+    for (int i = 0; i < nrules; i++)
+        if (tf__function_matches(rules[i].glob, tu, name)) {
+            rules[i].hit = 1;
+            selected = rules[i].include;
+        }
+    return selected;
+}
+
+void tf__select_unmatched(void (*fn)(int index, const char *item, void *arg), void *arg)
+{
+    char item[4096];
+    for (int i = 0; i < nrules; i++)
+        if (!rules[i].hit) {
+            snprintf(item, sizeof item, "%c%s", rules[i].include ? '+' : '-', rules[i].glob);
+            fn(i + 1, item, arg);
+        }
+}
+
+int tf__select_print(FILE *out)
+{
+    for (int i = 0; i < nrules; i++)
+        fprintf(out, "%s%c%s", i ? "," : "", rules[i].include ? '+' : '-', rules[i].glob);
+    return nrules;
+}
