@@ -76,17 +76,23 @@ class Modeler {
       v.kind = core::TF_K_ENUM;
       v.load = et->getDecl()->getIntegerType()->isSignedIntegerType() ? L_INT : L_UINT;
       v.enumIndex = enumIndex(et->getDecl(), t);
+    } else if (t->isIntegerType() && v.size > 8) {
+      // __int128 by address; a wider _BitInt is shown `?`, never cut
+      if (v.size == 16 && ctx.getIntWidth(t) == 128)
+        v.kind = t->isSignedIntegerType() ? core::TF_K_INT128 : core::TF_K_UINT128, v.load = L_ADDR;
     } else if (t->isIntegerType()) {
       v.kind = t->isSignedIntegerType() ? core::TF_K_INT : core::TF_K_UINT;
       v.load = v.kind == core::TF_K_INT ? L_INT : L_UINT;
     } else if (t->isRealFloatingType()) {
-      const llvm::fltSemantics &fs = ctx.getFloatTypeSemantics(t);
-      v.fpBits = &fs == &llvm::APFloat::IEEEsingle()             ? 32
-                 : &fs == &llvm::APFloat::IEEEdouble()           ? 64
-                 : &fs == &llvm::APFloat::x87DoubleExtended()    ? 80
-                 : &fs == &llvm::APFloat::IEEEquad()             ? 128
-                                                                 : 0;
+      v.fpBits = fpBits(t);
       if (v.fpBits) v.kind = core::TF_K_FLOAT, v.load = L_FP;
+    } else if (const auto *ct = t->getAs<ComplexType>()) {
+      // GCC's _Complex int is shown `?`, as the GCC plugin does
+      if (ct->getElementType()->isRealFloatingType()) v.type = elementCode(ct->getElementType(), 2);
+      if (!v.type.empty()) v.kind = core::TF_K_COMPLEX, v.load = L_ADDR;
+    } else if (const auto *vt = t->getAs<VectorType>()) {
+      v.type = elementCode(vt->getElementType(), vt->getNumElements());
+      if (!v.type.empty()) v.kind = core::TF_K_VECTOR, v.load = L_ADDR;
     } else if (t->isPointerType()) {
       QualType pointee = t->getPointeeType().getCanonicalType().getUnqualifiedType();
       bool plainChar = pointee->isSpecificBuiltinType(BuiltinType::Char_S) ||
@@ -105,6 +111,30 @@ class Modeler {
   }
 
  private:
+  unsigned fpBits(QualType t) {
+    const llvm::fltSemantics &fs = ctx.getFloatTypeSemantics(t);
+    return &fs == &llvm::APFloat::IEEEsingle()            ? 32
+           : &fs == &llvm::APFloat::IEEEdouble()          ? 64
+           : &fs == &llvm::APFloat::x87DoubleExtended()   ? 80
+           : &fs == &llvm::APFloat::IEEEquad()            ? 128
+                                                          : 0;
+  }
+
+  // The element code of a COMPLEX or VECTOR value (abi.def), as the GCC
+  // plugin writes it; "" for elements libtf cannot show (bool, _Float16,
+  // __float128, ...).
+  std::string elementCode(QualType e, unsigned count) {
+    e = e.getCanonicalType().getUnqualifiedType();
+    unsigned bytes = unsigned(ctx.getTypeSizeInChars(e).getQuantity()), bits = 0;
+    char cls = 0;
+    if (e->isIntegerType() && !e->isBooleanType() && !e->isEnumeralType() && ctx.getIntWidth(e) == bytes * 8)
+      cls = e->isSignedIntegerType() ? 'i' : 'u';
+    else if (e->isRealFloatingType() && (bits = fpBits(e)) != 128)
+      cls = (bits == 32 && bytes == 4) || (bits == 64 && bytes == 8) ? 'f' : bits == 80 ? 'x' : 0;
+    if (!cls || !count) return "";
+    return cls + std::to_string(bytes) + "*" + std::to_string(count);
+  }
+
   // As the GCC plugin spells a tag type: "struct point" in C, "ns::point" in
   // C++; an anonymous one by its typedef name, else "struct <anonymous>".
   std::string spelling(QualType t) {

@@ -38,7 +38,7 @@ enum Load {
   L_UINT,  // load, zero-extend
   L_FP,    // load a floating value (fpBits), convert to double
   L_PTR,   // load a pointer
-  L_ADDR,  // the operand itself (references, structs, `this`)
+  L_ADDR,  // the operand itself (references, structs, `this`, __int128, complex, vectors)
   L_ZERO   // zero (pointers to members)
 };
 
@@ -53,7 +53,7 @@ struct ValueDesc {
   unsigned size = 0;  // sizeof the declared type
   Load load = L_NONE;
   unsigned fpBits = 0;  // 32, 64, 80 (x87), 128 (binary128)
-  std::string type;     // STRUCT: its spelling
+  std::string type;     // STRUCT: its spelling; COMPLEX, VECTOR: the element code
   int enumIndex = -1;   // ENUM: index into TuModel::enums
 };
 

@@ -111,6 +111,17 @@ void tf__buf_args(tf_buf *b, const tf_args *a); /* "p1=v1, p2=v2" */
 char *tf__buf_end(tf_buf *b);
 /* tf__buf_end, returning the length the whole text needed (snprintf-style). */
 size_t tf__buf_finish(tf_buf *b);
+/* The elements of a COMPLEX or VECTOR value (abi.def's element code). */
+typedef struct {
+    char cls; /* i, u, f, x */
+    unsigned bytes, count;
+} tf_elems;
+/* 0 when v is a COMPLEX or VECTOR value this libtf can show (a known code,
+ * fitting in v->size; a complex one of two floating elements); v->v.p is
+ * not looked at. */
+int tf__value_elems(const tf_value *v, tf_elems *e);
+/* Element at p (of class f or x) as a double. */
+double tf__elem_double(const tf_elems *e, const void *p);
 /* Longest string shown for a const char * value (DESIGN.md section 3). */
 #define TF_STR_MAX 64
 /* Copies the string at src, which may be no string at all (a `char *` holding

@@ -105,11 +105,28 @@ static void on_longjmp(uintptr_t target_sp)
         s->depth--;
 }
 
+/* A value passed by address (__int128, complex, vector) is kept as it was at
+ * entry: the function may change its parameter before the context is shown.
+ * One too big to keep is shown unknown. */
+static void copy_bytes(struct frame *f, uint32_t i)
+{
+    tf_value *v = &f->args[i];
+    if (v->v.p && v->size <= sizeof f->str[i]) {
+        memcpy(f->str[i], v->v.p, v->size);
+        v->v.p = f->str[i];
+    } else {
+        v->kind = TF_K_NONE;
+    }
+}
+
 static void copy_args(struct frame *f, const tf_args *args)
 {
     f->nargs = args && args->values ? args->count : 0;
     for (uint32_t i = 0; i < f->nargs && i < TRACER_ARGS; i++) {
         f->args[i] = args->values[i];
+        uint32_t k = f->args[i].kind;
+        if (k == TF_K_INT128 || k == TF_K_UINT128 || k == TF_K_COMPLEX || k == TF_K_VECTOR)
+            copy_bytes(f, i);
         if (f->args[i].kind == TF_K_STR && f->args[i].v.s) {
             int end;
             size_t n = tf__copy_str(f->str[i], f->args[i].v.s, TRACER_STR, &end);
