@@ -34,7 +34,7 @@ class Span:
 
 
 def value_at(text, i):
-    if text[i:i + 2] == '{ ' and not text.startswith('{ type = ', i):
+    if text[i:i + 2] in ('{ ', '[ ') and not text.startswith('{ type = ', i):
         return Span(text, i, braced(text, i))
     return VALUE.match(text, i)
 

@@ -16,7 +16,7 @@
 static const char *const known[][4] = {
     [TD_ENTER] = {"func", NULL},
     [TD_EXIT] = {"func", "result", NULL},
-    [TD_INFO] = {"func", "info", NULL},
+    [TD_INFO] = {"func", "info", "tp", NULL},
     [TD_EXCEPTION] = {"func", "kind", "type", NULL},
 };
 
