@@ -72,6 +72,11 @@ class Modeler {
     v.size = unsigned(ctx.getTypeSizeInChars(t).getQuantity());
     if (t->isBooleanType()) {
       v.kind = core::TF_K_BOOL, v.load = L_UINT;
+    } else if (t->isEnumeralType() && v.size > 8) {  // `enum : __int128`: its number
+      if (v.size == 16 && ctx.getIntWidth(t) == 128) {
+        bool isSigned = t->castAs<clang::EnumType>()->getDecl()->getIntegerType()->isSignedIntegerType();
+        v.kind = isSigned ? core::TF_K_INT128 : core::TF_K_UINT128, v.load = L_ADDR;
+      }
     } else if (const auto *et = t->getAs<clang::EnumType>()) {
       v.kind = core::TF_K_ENUM;
       v.load = et->getDecl()->getIntegerType()->isSignedIntegerType() ? L_INT : L_UINT;

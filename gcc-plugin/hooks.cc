@@ -130,7 +130,7 @@ static std::string element_code(tree elem, unsigned count)
 static bool by_address(tree type)
 {
     return AGGREGATE_TYPE_P(type) || TREE_CODE(type) == COMPLEX_TYPE || TREE_CODE(type) == VECTOR_TYPE ||
-           (TREE_CODE(type) == INTEGER_TYPE && TYPE_PRECISION(type) > 64);
+           (INTEGRAL_TYPE_P(type) && TYPE_PRECISION(type) > 64);
 }
 
 /* The kind of a complex, vector or wide integer value, with its element
@@ -140,6 +140,7 @@ static int wide_kind(tree type, std::string *code)
     unsigned HOST_WIDE_INT n = 0;
     switch (TREE_CODE(type)) {
     case INTEGER_TYPE:
+    case ENUMERAL_TYPE: /* `enum : __int128`: its number */
         if (TYPE_PRECISION(type) != 128 || size_of(type) != 16)
             return core::TF_K_NONE;
         return TYPE_UNSIGNED(type) ? core::TF_K_UINT128 : core::TF_K_INT128;
@@ -169,10 +170,15 @@ static void fill_value(tree *list, tree v, const char *name, tree type, tree val
         kind = core::TF_K_BOOL, field = "u", payload = value;
         break;
     case INTEGER_TYPE:
+    case ENUMERAL_TYPE:
         if (TYPE_PRECISION(type) > 64) {
             kind = wide_kind(type, NULL); /* NONE: a wider _BitInt-like type */
             if (kind != core::TF_K_NONE)
                 field = "p", payload = addr;
+            break;
+        }
+        if (TREE_CODE(type) == ENUMERAL_TYPE) {
+            kind = core::TF_K_ENUM, field = "i", payload = value, info = abi_enum_descriptor(type);
             break;
         }
         kind = TYPE_UNSIGNED(type) ? core::TF_K_UINT : core::TF_K_INT, field = TYPE_UNSIGNED(type) ? "u" : "i";
@@ -186,9 +192,6 @@ static void fill_value(tree *list, tree v, const char *name, tree type, tree val
             field = "p", payload = addr, info = abi_string(code);
         break;
     }
-    case ENUMERAL_TYPE:
-        kind = core::TF_K_ENUM, field = "i", payload = value, info = abi_enum_descriptor(type);
-        break;
     case REAL_TYPE:
         kind = core::TF_K_FLOAT, field = "d", payload = value;
         break;
