@@ -33,19 +33,15 @@ struct Sizer : RecursiveASTVisitor<Sizer> {
   bool VisitAbstractConditionalOperator(AbstractConditionalOperator *) { return count(); }
   bool VisitSwitchStmt(SwitchStmt *) { return count(); }
 
-  bool VisitForStmt(ForStmt *) { return loop(); }
-  bool VisitWhileStmt(WhileStmt *) { return loop(); }
-  bool VisitDoStmt(DoStmt *) { return loop(); }
-  bool VisitCXXForRangeStmt(CXXForRangeStmt *) { return loop(); }
-  bool VisitGotoStmt(GotoStmt *) { return loop(); }
-  bool VisitIndirectGotoStmt(IndirectGotoStmt *) { return loop(); }
+  bool VisitForStmt(ForStmt *) { return count(); }
+  bool VisitWhileStmt(WhileStmt *) { return count(); }
+  bool VisitDoStmt(DoStmt *) { return count(); }
+  bool VisitCXXForRangeStmt(CXXForRangeStmt *) { return count(); }
+  bool VisitGotoStmt(GotoStmt *) { return count(); }
+  bool VisitIndirectGotoStmt(IndirectGotoStmt *) { return count(); }
 
   bool count() {
     size.ops++;
-    return true;
-  }
-  bool loop() {
-    size.loop = true;
     return true;
   }
 };

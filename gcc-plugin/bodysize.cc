@@ -12,7 +12,7 @@ namespace tf {
 
 namespace {
 
-enum op_kind { K_NONE, K_OP, K_ASSIGN, K_DECL, K_LOOP, K_GOTO };
+enum op_kind { K_NONE, K_OP, K_ASSIGN, K_DECL, K_GOTO };
 
 struct named_kind {
     const char *code;
@@ -26,8 +26,8 @@ const named_kind named[] = {
     /* ?: and abs() the C front end has already folded */
     {"min_expr", K_OP},            {"max_expr", K_OP},           {"abs_expr", K_OP},
     {"modify_expr", K_ASSIGN},     {"init_expr", K_ASSIGN},      {"decl_expr", K_DECL},
-    {"for_stmt", K_LOOP},          {"while_stmt", K_LOOP},       {"do_stmt", K_LOOP},
-    {"range_for_stmt", K_LOOP},    {"loop_expr", K_LOOP},        {"goto_expr", K_GOTO},
+    {"for_stmt", K_OP},            {"while_stmt", K_OP},         {"do_stmt", K_OP},
+    {"range_for_stmt", K_OP},      {"loop_expr", K_OP},          {"goto_expr", K_GOTO},
 };
 
 unsigned char kinds[MAX_TREE_CODES];
@@ -44,6 +44,13 @@ void learn_kinds(void)
                 kinds[c] = n.kind;
 }
 
+/* Labels GCC makes itself (a C switch's break) are no goto of the source. */
+bool source_goto(tree t)
+{
+    tree dest = GOTO_DESTINATION(t);
+    return TREE_CODE(dest) != LABEL_DECL || !DECL_ARTIFICIAL(dest);
+}
+
 /* A return's store into the result is no assignment the source wrote. */
 bool counts(tree t, op_kind k)
 {
@@ -54,16 +61,11 @@ bool counts(tree t, op_kind k)
         tree v = DECL_EXPR_DECL(t);
         return VAR_P(v) && !TREE_STATIC(v) && !DECL_EXTERNAL(v) && DECL_INITIAL(v);
     }
+    case K_GOTO:
+        return source_goto(t);
     default:
         return k == K_OP;
     }
-}
-
-/* Labels GCC makes itself (a C switch's break) are no goto of the source. */
-bool source_goto(tree t)
-{
-    tree dest = GOTO_DESTINATION(t);
-    return TREE_CODE(dest) != LABEL_DECL || !DECL_ARTIFICIAL(dest);
 }
 
 tree count_op(tree *tp, int *walk_subtrees, void *data)
@@ -75,9 +77,7 @@ tree count_op(tree *tp, int *walk_subtrees, void *data)
         return NULL_TREE;
     }
     op_kind k = op_kind(kinds[TREE_CODE(t)]);
-    if (k == K_LOOP || (k == K_GOTO && source_goto(t)))
-        size.loop = true;
-    else if (counts(t, k))
+    if (counts(t, k))
         size.ops++;
     return NULL_TREE;
 }

@@ -5,7 +5,7 @@ namespace core {
 
 bool too_small(const body_size &s, unsigned min_size)
 {
-    return !s.loop && s.ops < min_size;
+    return s.ops < min_size;
 }
 
 std::string too_small_text(const body_size &s, unsigned min_size)

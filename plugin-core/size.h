@@ -10,8 +10,11 @@
  * before gimplification), so the two and tf-scan decide alike. Its size is
  * the number of operations: calls (constructor calls too), assignments
  * (=, op=, ++, --, an initialised local variable) and branches (if, ?:,
- * switch, &&, ||). A loop (for, while, do) or a goto makes a function large
- * whatever its count, as a loop does in XRay unless -fxray-ignore-loops.
+ * switch, &&, ||, and each loop and goto). Unlike XRay without
+ * -fxray-ignore-loops, a loop does not make a function large: XRay measures
+ * after inlining, TF before, and a short loop (a compare, a varint reader)
+ * is what a compiler inlines into its hot caller unless the fast path's
+ * check makes it too big (bench/README.md "Instrumenting everything").
  */
 #ifndef TF_CORE_SIZE_H
 #define TF_CORE_SIZE_H
@@ -23,13 +26,12 @@ namespace core {
 
 /* min-size when neither the rules file nor -fplugin-arg-tf-min-size says:
  * chosen from bench/ (bench/README.md "Instrumenting everything"). */
-constexpr unsigned default_min_size = 4;
+constexpr unsigned default_min_size = 10;
 /* The largest min-size accepted: beyond it nothing but loops is traced. */
 constexpr unsigned max_min_size = 1000000;
 
 struct body_size {
     unsigned ops = 0;
-    bool loop = false; /* a loop or a goto */
 };
 
 /* True when a function matched by a rules file stays uninstrumented. */
