@@ -287,6 +287,8 @@ class Consumer : public ASTConsumer {
     s.checkRedeclarations(diags);
     TuModel &m = *s.model;
     for (const GroupSeen &g : s.groups) m.decls.push_back(g.decl);
+    m.rules = s.rulesLoaded;
+    m.minSize = s.opts.min_size >= 0 ? unsigned(s.opts.min_size) : s.rules.min_size;
     rankPlaces();
     for (const core::name_clash &x : m.finish()) reportClash(x.fn, x.other);
     warnUnusedTracingNames(diags);
@@ -359,6 +361,19 @@ class Consumer : public ASTConsumer {
            "'" + declName(fd) + "' is not instrumented: " + core::skip_reason(why), 1);
   }
 
+  // A function the rules file matched but plugin-core/size.h finds too
+  // small: no hooks, but listed in the manifest and, with verbose, here.
+  bool leftSmall(FunctionDecl *fd, const FnDesc &f) {
+    unsigned min = s.opts.min_size >= 0 ? unsigned(s.opts.min_size) : s.rules.min_size;
+    core::body_size size = bodySize(fd);
+    if (!core::too_small(size, min)) return false;
+    s.model->tooSmall.push_back({defaultName(fd), f.file, f.line, size.ops});
+    if (s.opts.verbose > 0)
+      report(ctx->getDiagnostics(), fd->getLocation(),
+             "'" + defaultName(fd) + "' is not instrumented: " + core::too_small_text(size, min), 3);
+    return true;
+  }
+
   void handleFunction(FunctionDecl *fd) {
     warnMonitoredAlias(fd);
     if (fd->doesThisDeclarationHaveABody() && !fd->isDependentContext()) handleLambdasIn(fd->getBody());
@@ -382,6 +397,7 @@ class Consumer : public ASTConsumer {
         !fd->hasAttr<NakedAttr>()) {
       group = s.rules.group_for(f.file, defaultName(fd));
       fromRules = !group.empty();
+      if (fromRules && leftSmall(fd, f)) return;
     }
     if (group.empty() && tp < 0) return;
     if (!group.empty() && (fd->hasAttr<ConstructorAttr>() || fd->hasAttr<DestructorAttr>()))

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "abi.h"
+#include "manifest.h"
 #include "names.h"
 
 namespace llvm {
@@ -89,6 +90,11 @@ struct TuModel {
   std::vector<FnDesc> functions;  // index = marker key
   std::vector<GroupDecl> decls;     // sorted by name
   std::vector<EnumType> enums;
+  // For the manifest: whether a rules file applied, its min-size and the
+  // functions it matched that were left plain as too small (size.h).
+  bool rules = false;
+  unsigned minSize = 0;
+  std::vector<core::manifest_small> tooSmall;
   // Derived by finish(): sorted names and the groups used by monitored functions.
   core::name_table table;
 
