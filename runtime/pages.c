@@ -12,9 +12,12 @@
 
 static size_t page_round(size_t size)
 {
-    static size_t page;
-    if (!page)
+    static size_t page_size;
+    size_t page = __atomic_load_n(&page_size, __ATOMIC_RELAXED);
+    if (!page) {
         page = (size_t)sysconf(_SC_PAGESIZE); /* a read of the auxiliary vector */
+        __atomic_store_n(&page_size, page, __ATOMIC_RELAXED);
+    }
     return (size + page - 1) & ~(page - 1);
 }
 
