@@ -19,6 +19,11 @@
  *
  * A thread that exits merges its statistics and hands its event log to the
  * manager (the pthread key destructor), so they still count.
+ *
+ * Signal handlers: per-thread state comes from pages.c, never malloc (a
+ * thread's first event may be in a handler that interrupted malloc), and
+ * the locks hooks take are taken with tf__lock everywhere, so that such a
+ * handler's hooks skip rather than wait for their own thread.
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
@@ -32,11 +37,6 @@
 static pthread_mutex_t threads_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_key_t exit_key;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
-
-/* Per-thread state comes from pages.c, never malloc: a thread's first event
- * may be in a signal handler that interrupted malloc. Locks the hooks take
- * are taken with tf__lock everywhere, so that such a handler's hooks skip
- * rather than wait for their own thread. */
 
 /* initial-exec: one %fs-relative load instead of a __tls_get_addr call
  * (libtf is loaded at start-up; a dlopen'ed libtf fits glibc's surplus). */
