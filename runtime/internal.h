@@ -74,6 +74,9 @@ static inline void tf__unlock(pthread_mutex_t *l)
 /* At exit, on stderr: how many calls were not traced, and why (once). */
 void tf__untraced_init(void);
 
+/* Thread keys hooks set are made by constructors of priority 101: before
+ * libtf's constructor, whose TF_MONITORS may already trace calls. */
+
 /* ---- memory hooks use (pages.c) ---------------------------------------------
  * A hook may run in a signal handler that interrupted malloc on its own
  * thread, whose lock would then never be released: hooks never call malloc

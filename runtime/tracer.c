@@ -58,7 +58,7 @@ static void stack_free(void *p)
     tf__pages_free(s, sizeof *s);
 }
 
-__attribute__((constructor)) static void make_key(void)
+__attribute__((constructor(101))) static void make_key(void)
 {
     pthread_key_create(&key, stack_free);
 }

@@ -40,7 +40,7 @@ static void release(void *p)
 
 /* At start-up: pthread_once interrupted on its own thread would wait for
  * itself, and an early key is set without malloc (glibc's first block). */
-__attribute__((constructor)) static void make_key(void)
+__attribute__((constructor(101))) static void make_key(void)
 {
     pthread_key_create(&key, release);
 }

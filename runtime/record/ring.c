@@ -25,7 +25,7 @@ static void thread_gone(void *p)
 /* At start-up, not at a first event: pthread_once interrupted by a signal
  * handler on its own thread would wait for itself, and an early key is set
  * without malloc (glibc's first block of keys). */
-__attribute__((constructor)) static void make_key(void)
+__attribute__((constructor(101))) static void make_key(void)
 {
     pthread_key_create(&exit_key, thread_gone);
 }

@@ -50,7 +50,7 @@ static void longjmp_resync(uintptr_t target_sp);
 /* At start-up: a hook's pthread_once interrupted on its own thread would
  * wait for itself, and an early key is in glibc's first block, set without
  * malloc. */
-__attribute__((constructor)) static void make_key(void)
+__attribute__((constructor(101))) static void make_key(void)
 {
     pthread_key_create(&exit_key, thread_exit);
 }
