@@ -46,6 +46,8 @@ static const struct var vars[] = {
      "record: ring keeps the last TF_RECORD_SIZE a thread; stream writes every event"},
     {"TF_RECORD_SIZE", tf__parse_size, "4K|1024G", "1M",
      "record: bytes a thread, 4K to 1024G, suffixes K, M, G"},
+    {"TF_RECORD_WAIT", tf__parse_ms, "0|600000", "1000",
+     "record, stream mode: ms a thread waits for a writer that makes no progress, then discards"},
     {"TF_RECORD_VALUES", tf__parse_one_of, "0|1", "1",
      "record: 1 keeps argument and result values, 0 only functions and times"},
     {"TF_HELP", tf__parse_one_of, "0|1", "0",
@@ -90,6 +92,28 @@ const char *tf__parse_size(const char *value, const char *arg, char *why, size_t
         return NULL;
     snprintf(why, len, "is not a size from %s to %s (a number with an optional K, M or G)",
              min, arg + k + 1);
+    return why;
+}
+
+unsigned long long tf__config_ms(const char *s)
+{
+    if (*s < '0' || *s > '9')
+        return ULLONG_MAX;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    return errno || *end ? ULLONG_MAX : v;
+}
+
+const char *tf__parse_ms(const char *value, const char *arg, char *why, size_t len)
+{
+    unsigned long long v = tf__config_ms(value);
+    size_t k = strcspn(arg, "|");
+    char min[32];
+    snprintf(min, sizeof min, "%.*s", (int)k, arg);
+    if (v >= tf__config_ms(min) && v <= tf__config_ms(arg + k + 1))
+        return NULL;
+    snprintf(why, len, "is not a number of milliseconds from %s to %s", min, arg + k + 1);
     return why;
 }
 

@@ -32,8 +32,11 @@ typedef const char *tf__config_parser(const char *value, const char *arg, char *
 tf__config_parser tf__parse_any;    /* any text */
 tf__config_parser tf__parse_one_of; /* arg lists the choices: "line|full" */
 tf__config_parser tf__parse_size;   /* bytes, suffixes K, M, G; arg: "MIN|MAX" in that form */
+tf__config_parser tf__parse_ms;     /* milliseconds, digits only; arg: "MIN|MAX" */
 
 /* A size as tf__parse_size reads it ("64K", "4096"), 0 if malformed. */
 unsigned long long tf__config_size(const char *s);
+/* Milliseconds as tf__parse_ms reads them, ULLONG_MAX if malformed. */
+unsigned long long tf__config_ms(const char *s);
 
 #endif

@@ -25,4 +25,5 @@ void rt_configure(void)
     v = tf__config_get("TF_RECORD_VALUES");
     rt_cfg.values = !(v && strcmp(v, "0") == 0);
     rt_cfg.size = tf__config_size(tf__config_get("TF_RECORD_SIZE"));
+    rt_cfg.wait_ns = tf__config_ms(tf__config_get("TF_RECORD_WAIT")) * 1000000u;
 }

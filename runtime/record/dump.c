@@ -240,6 +240,11 @@ static void at_exit(void)
         fprintf(stderr, "; older events overwritten: the ring keeps the last %llu bytes a thread"
                         " (TF_RECORD_SIZE), %llu packets dropped",
                 (unsigned long long)rt_cfg.size, (unsigned long long)overwritten);
+    uint64_t waits, ns;
+    rs_waited(&waits, &ns);
+    if (waits)
+        fprintf(stderr, "; threads waited for the writer %llu time%s, %.3f s in all",
+                (unsigned long long)waits, waits == 1 ? "" : "s", (double)ns / 1e9);
     if (lost)
         fprintf(stderr, "; %llu events discarded", (unsigned long long)lost);
     fprintf(stderr, ")\n");

@@ -14,7 +14,7 @@
 
 #include "record.h"
 
-rt_config rt_cfg = {1u << 20, 0, 1, "", 0};
+rt_config rt_cfg = {1u << 20, 0, 1, "", 0, 1000000000u};
 
 typedef struct rmon {
     tf_monitor base;

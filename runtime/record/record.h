@@ -79,6 +79,7 @@ typedef struct rt_config {
     int values;        /* TF_RECORD_VALUES */
     char dir[4096];    /* TF_RECORD, or "" for tf-record-<pid> */
     int pid;           /* the process that configured it */
+    uint64_t wait_ns;  /* TF_RECORD_WAIT: longest wait for a stuck stream writer */
 } rt_config;
 extern rt_config rt_cfg;
 void rt_configure(void); /* config.c: from the environment */
@@ -125,6 +126,8 @@ void rd_fork_child(void);
 void rs_start(void);
 void rs_stop(void);
 void rs_wake(void); /* async-signal-safe */
+int rs_wait(rt_ring *r, uint64_t next); /* async-signal-safe; 0: discard */
+void rs_waited(uint64_t *n, uint64_t *ns);
 void rs_fork_child(void);
 
 #endif

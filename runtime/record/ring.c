@@ -125,7 +125,7 @@ unsigned char *rt_ring_reserve_slow(rt_ring *r, size_t n, uint64_t now)
     /* Stream mode never overwrites a packet the writer thread has not written. */
     if (rt_cfg.stream && r->seq != UINT64_MAX) {
         uint64_t flushed = __atomic_load_n(&r->flushed, __ATOMIC_ACQUIRE);
-        if (next >= flushed + r->npackets)
+        if (next >= flushed + r->npackets && !rs_wait(r, next))
             return NULL;
         if (next - flushed >= r->npackets / 2)
             rs_wake();

@@ -1,7 +1,9 @@
 /*
  * stream.c: TF_RECORD_MODE=stream. A writer thread appends every full packet
  * to its thread's file; a thread whose ring is full of unwritten packets
- * counts the events it cannot keep (events_discarded) instead of waiting.
+ * waits for it (rs_wait), so nothing is lost while the writer makes progress
+ * at all. Only a writer without progress for TF_RECORD_WAIT (a stalled
+ * disk; 0: never wait) or one that has stopped (exit) makes a thread count the events it cannot keep (events_discarded).
  * The open packet of each thread is written at exit or on a fatal signal.
  * The writer wakes every 5 ms, and at once when a thread has half its ring
  * unwritten (an eventfd: write(2) is async-signal-safe, a condition variable
@@ -21,6 +23,7 @@
 static pthread_t writer;
 static int running, stop, wake = -1;
 static unsigned char packet[RP_MAX];
+static uint64_t waits, waited_ns; /* said at exit: what not losing events cost */
 
 /* Writes r's closed packets not yet on disk. */
 static int flush_closed(rt_ring *r, int dirfd)
@@ -54,6 +57,7 @@ static void *run(void *arg)
             continue;
         if (dirfd < 0 && (dirfd = rd_open_dir(rd_dir(), &why)) < 0) {
             fprintf(stderr, "tf: record: the trace directory '%s' %s; stream mode stops\n", rd_dir(), why);
+            __atomic_store_n(&stop, 1, __ATOMIC_RELEASE); /* nobody waits for it any more */
             break;
         }
         if (rd_lock(1) != 0)
@@ -94,7 +98,48 @@ void rs_stop(void)
         return;
     __atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
     pthread_join(writer, NULL);
-    running = 0;
+    __atomic_store_n(&running, 0, __ATOMIC_RELEASE);
+}
+
+static uint64_t mono_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* Waits until the writer has written packet `next - npackets` of r. Only
+ * syscalls (clock_gettime, nanosleep, write on the eventfd): a signal handler
+ * may be the caller. 0 when the writer is gone or made no progress for
+ * TF_RECORD_WAIT: the caller then discards. */
+int rs_wait(rt_ring *r, uint64_t next)
+{
+    uint64_t start = mono_ns(), since = start;
+    uint64_t seen = __atomic_load_n(&r->flushed, __ATOMIC_ACQUIRE);
+    if (next < seen + r->npackets)
+        return 1; /* written since the caller looked */
+    while (next >= seen + r->npackets) {
+        if (!__atomic_load_n(&running, __ATOMIC_ACQUIRE) || !rt_cfg.wait_ns ||
+            __atomic_load_n(&stop, __ATOMIC_ACQUIRE))
+            return 0;
+        rs_wake();
+        struct timespec nap = {0, 20000};
+        nanosleep(&nap, NULL);
+        uint64_t now = mono_ns(), f = __atomic_load_n(&r->flushed, __ATOMIC_ACQUIRE);
+        if (f != seen)
+            since = now, seen = f;
+        else if (now - since > rt_cfg.wait_ns)
+            return 0;
+    }
+    __atomic_fetch_add(&waits, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&waited_ns, mono_ns() - start, __ATOMIC_RELAXED);
+    return 1;
+}
+
+void rs_waited(uint64_t *n, uint64_t *ns)
+{
+    *n = __atomic_load_n(&waits, __ATOMIC_RELAXED);
+    *ns = __atomic_load_n(&waited_ns, __ATOMIC_RELAXED);
 }
 
 /* A forked child has no writer thread: it gets its own. */
@@ -102,6 +147,7 @@ void rs_fork_child(void)
 {
     running = 0;
     stop = 0;
+    waits = waited_ns = 0;
     if (wake >= 0)
         close(wake);
     wake = -1;

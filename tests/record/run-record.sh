@@ -126,11 +126,20 @@ stream)
     grep -qi discarded t.bterr t.err && { cat t.bterr t.err; fail "events lost at a modest rate"; }
     [ "$(grep -c 'tf:enter' t.txt)" = $((2 * 100 * 177)) ] || fail "want 35400 enters, got $(grep -c 'tf:enter' t.txt)"
     ;;
-flood)
-    env TF_MONITORS=rec=record TF_RECORD=t TF_RECORD_MODE=stream TF_RECORD_SIZE=4K ./rec flood > /dev/null 2> t.err
+flood) # a writer not waited for (TF_RECORD_WAIT=0) cannot keep up with 4K rings
+    env TF_MONITORS=rec=record TF_RECORD=t TF_RECORD_MODE=stream TF_RECORD_SIZE=4K TF_RECORD_WAIT=0 ./rec flood > /dev/null 2> t.err
     bt t > t.txt
     grep -q 'Tracer discarded [0-9]* events' t.bterr || { cat t.bterr; fail "babeltrace2 does not warn of discarded events"; }
     grep -q 'events discarded' t.err || fail "no loss reported on stderr: $(cat t.err)"
+    ;;
+flood-wait) # the default: a thread waits for the writer, nothing is lost
+    env TF_MONITORS=rec=record TF_RECORD=t TF_RECORD_MODE=stream TF_RECORD_SIZE=4K ./rec flood > /dev/null 2> t.err || fail "rec flood failed"
+    bt t > t.txt
+    grep -qi discarded t.bterr t.err && { cat t.bterr t.err; fail "events lost although threads wait"; }
+    # fib(22) makes 2 * fib(23) - 1 = 57313 calls
+    [ "$(grep -c 'tf:enter' t.txt)" = 57313 ] || fail "want 57313 enters, got $(grep -c 'tf:enter' t.txt)"
+    [ "$(grep -c 'tf:exit' t.txt)" = 57313 ] || fail "want 57313 exits, got $(grep -c 'tf:exit' t.txt)"
+    grep -q 'threads waited for the writer [0-9]* times*, ' t.err || fail "the waits are not reported: $(cat t.err)"
     ;;
 ring4k)
     env TF_MONITORS=rec=record TF_RECORD=t TF_RECORD_SIZE=4K ./rec flood > /dev/null 2> t.err

@@ -238,6 +238,16 @@ static void record_variables_are_checked(void **state)
         {"TF_RECORD_MODE=rings", "tf: TF_RECORD_MODE: 'rings' is neither 'ring' nor 'stream'; "
                                  "using 'ring'\n"},
         {"TF_RECORD_VALUES=yes", "tf: TF_RECORD_VALUES: 'yes' is neither '0' nor '1'; using '1'\n"},
+        {"TF_RECORD_WAIT=0", ""},
+        {"TF_RECORD_WAIT=600000", ""},
+        {"TF_RECORD_WAIT=600001", "tf: TF_RECORD_WAIT: '600001' is not a number of milliseconds "
+                                  "from 0 to 600000; using '1000'\n"},
+        {"TF_RECORD_WAIT=1s", "tf: TF_RECORD_WAIT: '1s' is not a number of milliseconds "
+                              "from 0 to 600000; using '1000'\n"},
+        {"TF_RECORD_WAIT=-1", "tf: TF_RECORD_WAIT: '-1' is not a number of milliseconds "
+                              "from 0 to 600000; using '1000'\n"},
+        {"TF_RECORD_WAIT=99999999999999999999999", "tf: TF_RECORD_WAIT: '99999999999999999999999' "
+         "is not a number of milliseconds from 0 to 600000; using '1000'\n"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         assert_int_equal(probe("io=noop", cases[i].set, NULL), 0);
