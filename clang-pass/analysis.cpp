@@ -72,21 +72,32 @@ class Modeler {
     v.size = unsigned(ctx.getTypeSizeInChars(t).getQuantity());
     if (t->isBooleanType()) {
       v.kind = core::TF_K_BOOL, v.load = L_UINT;
+    } else if (t->isEnumeralType() && v.size > 8) {  // `enum : __int128`: its number
+      if (v.size == 16 && ctx.getIntWidth(t) == 128) {
+        bool isSigned = t->castAs<clang::EnumType>()->getDecl()->getIntegerType()->isSignedIntegerType();
+        v.kind = isSigned ? core::TF_K_INT128 : core::TF_K_UINT128, v.load = L_ADDR;
+      }
     } else if (const auto *et = t->getAs<clang::EnumType>()) {
       v.kind = core::TF_K_ENUM;
       v.load = et->getDecl()->getIntegerType()->isSignedIntegerType() ? L_INT : L_UINT;
       v.enumIndex = enumIndex(et->getDecl(), t);
+    } else if (t->isIntegerType() && v.size > 8) {
+      // __int128 by address; a wider _BitInt is shown `?`, never cut
+      if (v.size == 16 && ctx.getIntWidth(t) == 128)
+        v.kind = t->isSignedIntegerType() ? core::TF_K_INT128 : core::TF_K_UINT128, v.load = L_ADDR;
     } else if (t->isIntegerType()) {
       v.kind = t->isSignedIntegerType() ? core::TF_K_INT : core::TF_K_UINT;
       v.load = v.kind == core::TF_K_INT ? L_INT : L_UINT;
     } else if (t->isRealFloatingType()) {
-      const llvm::fltSemantics &fs = ctx.getFloatTypeSemantics(t);
-      v.fpBits = &fs == &llvm::APFloat::IEEEsingle()             ? 32
-                 : &fs == &llvm::APFloat::IEEEdouble()           ? 64
-                 : &fs == &llvm::APFloat::x87DoubleExtended()    ? 80
-                 : &fs == &llvm::APFloat::IEEEquad()             ? 128
-                                                                 : 0;
+      v.fpBits = fpBits(t);
       if (v.fpBits) v.kind = core::TF_K_FLOAT, v.load = L_FP;
+    } else if (const auto *ct = t->getAs<ComplexType>()) {
+      // GCC's _Complex int is shown `?`, as the GCC plugin does
+      if (ct->getElementType()->isRealFloatingType()) v.type = elementCode(ct->getElementType(), 2);
+      if (!v.type.empty()) v.kind = core::TF_K_COMPLEX, v.load = L_ADDR;
+    } else if (const auto *vt = t->getAs<VectorType>()) {
+      v.type = elementCode(vt->getElementType(), vt->getNumElements());
+      if (!v.type.empty()) v.kind = core::TF_K_VECTOR, v.load = L_ADDR;
     } else if (t->isPointerType()) {
       QualType pointee = t->getPointeeType().getCanonicalType().getUnqualifiedType();
       bool plainChar = pointee->isSpecificBuiltinType(BuiltinType::Char_S) ||
@@ -105,6 +116,30 @@ class Modeler {
   }
 
  private:
+  unsigned fpBits(QualType t) {
+    const llvm::fltSemantics &fs = ctx.getFloatTypeSemantics(t);
+    return &fs == &llvm::APFloat::IEEEsingle()            ? 32
+           : &fs == &llvm::APFloat::IEEEdouble()          ? 64
+           : &fs == &llvm::APFloat::x87DoubleExtended()   ? 80
+           : &fs == &llvm::APFloat::IEEEquad()            ? 128
+                                                          : 0;
+  }
+
+  // The element code of a COMPLEX or VECTOR value (abi.def), as the GCC
+  // plugin writes it; "" for elements libtf cannot show (bool, _Float16,
+  // __float128, ...).
+  std::string elementCode(QualType e, unsigned count) {
+    e = e.getCanonicalType().getUnqualifiedType();
+    unsigned bytes = unsigned(ctx.getTypeSizeInChars(e).getQuantity()), bits = 0;
+    char cls = 0;
+    if (e->isIntegerType() && !e->isBooleanType() && !e->isEnumeralType() && ctx.getIntWidth(e) == bytes * 8)
+      cls = e->isSignedIntegerType() ? 'i' : 'u';
+    else if (e->isRealFloatingType() && (bits = fpBits(e)) != 128)
+      cls = (bits == 32 && bytes == 4) || (bits == 64 && bytes == 8) ? 'f' : bits == 80 ? 'x' : 0;
+    if (!cls || !count) return "";
+    return cls + std::to_string(bytes) + "*" + std::to_string(count);
+  }
+
   // As the GCC plugin spells a tag type: "struct point" in C, "ns::point" in
   // C++; an anonymous one by its typedef name, else "struct <anonymous>".
   std::string spelling(QualType t) {
@@ -252,6 +287,8 @@ class Consumer : public ASTConsumer {
     s.checkRedeclarations(diags);
     TuModel &m = *s.model;
     for (const GroupSeen &g : s.groups) m.decls.push_back(g.decl);
+    m.rules = s.rulesLoaded;
+    m.minSize = s.opts.min_size >= 0 ? unsigned(s.opts.min_size) : s.rules.min_size;
     rankPlaces();
     for (const core::name_clash &x : m.finish()) reportClash(x.fn, x.other);
     warnUnusedTracingNames(diags);
@@ -324,6 +361,19 @@ class Consumer : public ASTConsumer {
            "'" + declName(fd) + "' is not instrumented: " + core::skip_reason(why), 1);
   }
 
+  // A function the rules file matched but plugin-core/size.h finds too
+  // small: no hooks, but listed in the manifest and, with verbose, here.
+  bool leftSmall(FunctionDecl *fd, const FnDesc &f) {
+    unsigned min = s.opts.min_size >= 0 ? unsigned(s.opts.min_size) : s.rules.min_size;
+    core::body_size size = bodySize(fd);
+    if (!core::too_small(size, min)) return false;
+    s.model->tooSmall.push_back({defaultName(fd), f.file, f.line, size.ops});
+    if (s.opts.verbose > 0)
+      report(ctx->getDiagnostics(), fd->getLocation(),
+             "'" + defaultName(fd) + "' is not instrumented: " + core::too_small_text(size, min), 3);
+    return true;
+  }
+
   void handleFunction(FunctionDecl *fd) {
     warnMonitoredAlias(fd);
     if (fd->doesThisDeclarationHaveABody() && !fd->isDependentContext()) handleLambdasIn(fd->getBody());
@@ -347,6 +397,7 @@ class Consumer : public ASTConsumer {
         !fd->hasAttr<NakedAttr>()) {
       group = s.rules.group_for(f.file, defaultName(fd));
       fromRules = !group.empty();
+      if (fromRules && leftSmall(fd, f)) return;
     }
     if (group.empty() && tp < 0) return;
     if (!group.empty() && (fd->hasAttr<ConstructorAttr>() || fd->hasAttr<DestructorAttr>()))

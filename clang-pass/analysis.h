@@ -15,6 +15,7 @@
 #include "model.h"
 #include "options.h"
 #include "rules.h"
+#include "size.h"
 
 namespace clang {
 class CompilerInstance;
@@ -67,6 +68,9 @@ struct Session {
  private:
   std::map<const clang::Decl *, FnAttrs> merged;
 };
+
+// fd's body as plugin-core/size.h counts it (bodysize.cpp).
+core::body_size bodySize(const clang::FunctionDecl *fd);
 
 // A function as diagnostics name it (GCC's %qD): "f" in C, "int ns::f(int)" in C++.
 std::string declName(const clang::FunctionDecl *fd);

@@ -78,7 +78,7 @@ Type *Instrumenter::fpType(unsigned bits) {
 
 Constant *Instrumenter::typeOf(const ValueDesc &v) {
   if (v.kind == core::TF_K_ENUM) return enumType(v.enumIndex);
-  if (v.kind == core::TF_K_STRUCT) return str(v.type);
+  if (v.kind == core::TF_K_STRUCT || v.kind == core::TF_K_COMPLEX || v.kind == core::TF_K_VECTOR) return str(v.type);
   return nullp();
 }
 
@@ -123,7 +123,7 @@ std::string Instrumenter::calleeName(CallBase *cb) {
 Value *Instrumenter::resultPayload(IRBuilder<> &b, const Site &s, ReturnInst *ret) {
   const ValueDesc &v = s.model->result;
   Value *rv = ret->getReturnValue();
-  if (v.kind == core::TF_K_STRUCT) {
+  if (v.load == L_ADDR && v.kind != core::TF_K_PTR) {  // struct, __int128, complex, vector: by address
     for (Argument &a : s.fn->args())
       if (a.hasStructRetAttr()) return b.CreatePtrToInt(&a, i64);
     if (!rv) return ConstantInt::get(i64, 0);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "abi.h"
+#include "manifest.h"
 #include "names.h"
 
 namespace llvm {
@@ -38,7 +39,7 @@ enum Load {
   L_UINT,  // load, zero-extend
   L_FP,    // load a floating value (fpBits), convert to double
   L_PTR,   // load a pointer
-  L_ADDR,  // the operand itself (references, structs, `this`)
+  L_ADDR,  // the operand itself (references, structs, `this`, __int128, complex, vectors)
   L_ZERO   // zero (pointers to members)
 };
 
@@ -53,7 +54,7 @@ struct ValueDesc {
   unsigned size = 0;  // sizeof the declared type
   Load load = L_NONE;
   unsigned fpBits = 0;  // 32, 64, 80 (x87), 128 (binary128)
-  std::string type;     // STRUCT: its spelling
+  std::string type;     // STRUCT: its spelling; COMPLEX, VECTOR: the element code
   int enumIndex = -1;   // ENUM: index into TuModel::enums
 };
 
@@ -89,6 +90,11 @@ struct TuModel {
   std::vector<FnDesc> functions;  // index = marker key
   std::vector<GroupDecl> decls;     // sorted by name
   std::vector<EnumType> enums;
+  // For the manifest: whether a rules file applied, its min-size and the
+  // functions it matched that were left plain as too small (size.h).
+  bool rules = false;
+  unsigned minSize = 0;
+  std::vector<core::manifest_small> tooSmall;
   // Derived by finish(): sorted names and the groups used by monitored functions.
   core::name_table table;
 

@@ -110,6 +110,54 @@ static bool member_fn_pointer(tree type)
     return lang_GNU_CXX() && TREE_CODE(type) == RECORD_TYPE && TYPE_LANG_FLAG_2(type);
 }
 
+/* The element code of a COMPLEX or VECTOR value (abi.def), "" for elements
+ * libtf cannot show (decimal floats, _Float16, __float128, ...): those
+ * values are passed as TF_K_NONE, shown `?`. */
+static std::string element_code(tree elem, unsigned count)
+{
+    unsigned bytes = size_of(elem), bits = TYPE_PRECISION(elem);
+    char cls = 0;
+    if (TREE_CODE(elem) == INTEGER_TYPE && bits == bytes * 8)
+        cls = TYPE_UNSIGNED(elem) ? 'u' : 'i';
+    else if (TREE_CODE(elem) == REAL_TYPE && !DECIMAL_FLOAT_TYPE_P(elem))
+        cls = (bits == 32 && bytes == 4) || (bits == 64 && bytes == 8) ? 'f' : bits == 80 ? 'x' : 0;
+    if (!cls || !count)
+        return "";
+    return cls + std::to_string(bytes) + "*" + std::to_string(count);
+}
+
+/* Kinds passed by the address of the object (parameter or result copy). */
+static bool by_address(tree type)
+{
+    return AGGREGATE_TYPE_P(type) || TREE_CODE(type) == COMPLEX_TYPE || TREE_CODE(type) == VECTOR_TYPE ||
+           (INTEGRAL_TYPE_P(type) && TYPE_PRECISION(type) > 64);
+}
+
+/* The kind of a complex, vector or wide integer value, with its element
+ * code; TF_K_NONE for what libtf cannot show. */
+static int wide_kind(tree type, std::string *code)
+{
+    unsigned HOST_WIDE_INT n = 0;
+    switch (TREE_CODE(type)) {
+    case INTEGER_TYPE:
+    case ENUMERAL_TYPE: /* `enum : __int128`: its number */
+        if (TYPE_PRECISION(type) != 128 || size_of(type) != 16)
+            return core::TF_K_NONE;
+        return TYPE_UNSIGNED(type) ? core::TF_K_UINT128 : core::TF_K_INT128;
+    case COMPLEX_TYPE:
+        if (TREE_CODE(TREE_TYPE(type)) != REAL_TYPE)
+            return core::TF_K_NONE; /* GCC's _Complex int */
+        *code = element_code(TREE_TYPE(type), 2);
+        return code->empty() ? core::TF_K_NONE : core::TF_K_COMPLEX;
+    case VECTOR_TYPE:
+        if (TYPE_VECTOR_SUBPARTS(type).is_constant(&n))
+            *code = element_code(TREE_TYPE(type), (unsigned)n);
+        return code->empty() ? core::TF_K_NONE : core::TF_K_VECTOR;
+    default:
+        return core::TF_K_NONE;
+    }
+}
+
 /* Fills one tf_value. `addr` is the address of the object for aggregates
  * (parameters and result copies), else NULL and `value` is used. */
 static void fill_value(tree *list, tree v, const char *name, tree type, tree value, tree addr)
@@ -122,12 +170,28 @@ static void fill_value(tree *list, tree v, const char *name, tree type, tree val
         kind = core::TF_K_BOOL, field = "u", payload = value;
         break;
     case INTEGER_TYPE:
+    case ENUMERAL_TYPE:
+        if (TYPE_PRECISION(type) > 64) {
+            kind = wide_kind(type, NULL); /* NONE: a wider _BitInt-like type */
+            if (kind != core::TF_K_NONE)
+                field = "p", payload = addr;
+            break;
+        }
+        if (TREE_CODE(type) == ENUMERAL_TYPE) {
+            kind = core::TF_K_ENUM, field = "i", payload = value, info = abi_enum_descriptor(type);
+            break;
+        }
         kind = TYPE_UNSIGNED(type) ? core::TF_K_UINT : core::TF_K_INT, field = TYPE_UNSIGNED(type) ? "u" : "i";
         payload = value;
         break;
-    case ENUMERAL_TYPE:
-        kind = core::TF_K_ENUM, field = "i", payload = value, info = abi_enum_descriptor(type);
+    case COMPLEX_TYPE:
+    case VECTOR_TYPE: {
+        std::string code;
+        kind = wide_kind(type, &code);
+        if (kind != core::TF_K_NONE)
+            field = "p", payload = addr, info = abi_string(code);
         break;
+    }
     case REAL_TYPE:
         kind = core::TF_K_FLOAT, field = "d", payload = value;
         break;
@@ -201,6 +265,11 @@ static tree build_args(tree *list, tree fndecl, int skip_trailing)
                 if (!by_ref)
                     TREE_ADDRESSABLE(p) = 1;
                 addr = by_ref ? p : build_fold_addr_expr(p);
+            } else if (by_address(type)) {
+                /* a copy: the parameter may be a GIMPLE register already */
+                tree copy = temp(type, "tf_w");
+                append_to_statement_list(build2(MODIFY_EXPR, type, copy, p), list);
+                addr = build_fold_addr_expr(copy);
             }
             fill_value(list, v, params[i].first.c_str(), type, p, addr);
         }
@@ -296,7 +365,7 @@ tree hook_exit(tree mm, tree fndecl, int id, tree retval)
     tree addr = NULL_TREE;
     if (by_ref)
         addr = retval;
-    else if (AGGREGATE_TYPE_P(type)) {
+    else if (by_address(type)) {
         tree copy = temp(TREE_TYPE(retval), "tf_res");
         append_to_statement_list(build2(MODIFY_EXPR, TREE_TYPE(copy), copy, retval), &list);
         addr = build_fold_addr_expr(copy);

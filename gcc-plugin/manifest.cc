@@ -24,6 +24,9 @@ void manifest_write(void)
         expanded_location x = expand_location(it.second.loc);
         m.groups.push_back({it.first, it.second.subs, x.file ? x.file : "", unsigned(x.line)});
     }
+    m.rules = !opts.rules.empty();
+    m.min_size = rules_min_size();
+    m.too_small = tu.too_small;
     std::string text = core::manifest_json(m, tu.table);
     FILE *f = fopen(opts.manifest.c_str(), "w");
     bool ok = f && fputs(text.c_str(), f) >= 0;

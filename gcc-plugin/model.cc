@@ -67,6 +67,22 @@ static const char *monitor_group(tree decl, location_t loc)
     return group;
 }
 
+/* A function the rules file matched but plugin-core/size.h finds too small:
+ * no hooks, but listed in the manifest and, with verbose, here. */
+static bool left_small(tree decl, const candidate &k)
+{
+    core::body_size size;
+    unsigned min = rules_min_size();
+    if (!body_size_of(decl, size) || !core::too_small(size, min))
+        return false;
+    const core::fn_candidate &c = k.c;
+    std::string name = tracing_default_name(decl);
+    tu.too_small.push_back({name, c.file, c.line, size.ops});
+    if (opts.verbose)
+        inform(k.loc, "tf: %qs is not instrumented: %s", name.c_str(), core::too_small_text(size, min).c_str());
+    return true;
+}
+
 static bool classify(tree decl, candidate &k)
 {
     core::fn_candidate &c = k.c;
@@ -97,6 +113,8 @@ static bool classify(tree decl, candidate &k)
             error_at(k.loc, "tf: %qD is %<naked%>: it has no frame to add hooks to", decl);
         return false; /* rules skip what -finstrument-functions would skip */
     }
+    if (c.from_rules && left_small(decl, k))
+        return false;
     if (!group && !info) {
         if (tname)
             warning_at(k.loc, 0, "tf: %<TF_TRACING_NAME%> on %qD, which is neither monitored nor an info function",

@@ -60,3 +60,12 @@ const char *rules_match(const char *file, const char *fn)
 }
 
 } // namespace tf
+
+namespace tf {
+
+unsigned rules_min_size(void)
+{
+    return opts.min_size >= 0 ? unsigned(opts.min_size) : rules.min_size;
+}
+
+} // namespace tf

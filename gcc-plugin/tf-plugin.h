@@ -9,8 +9,10 @@
 
 /* The compiler-neutral half, shared with the Clang plugin (plugin-core/). */
 #include "abi.h"
+#include "manifest.h"
 #include "names.h"
 #include "options.h"
+#include "size.h"
 #include "version.h"
 
 namespace tf {
@@ -42,6 +44,14 @@ unsigned monitor_written(tree fn, const char *group);
 void rules_load(const char *path);
 /* The group of the first matching monitor line, or NULL (also if excluded). */
 const char *rules_match(const char *file, const char *fn);
+/* The min-size in force: the plugin option's, else the rules file's. */
+unsigned rules_min_size(void);
+
+/* ---- bodysize.cc: function sizes for min-size (plugin-core/size.h) ------- */
+/* PLUGIN_PRE_GENERICIZE, with a rules file: measures each body as written. */
+void measure_body(void *gcc_data, void *user_data);
+/* False when fn's body was never measured. */
+bool body_size_of(tree fn, core::body_size &out);
 
 /* ---- model.cc: the TU's name table, decided before any function changes -- */
 struct fn_entry {
@@ -56,6 +66,7 @@ struct model {
     core::name_table table;           /* names sorted by strcmp, groups used */
     std::vector<location_t> locs;     /* per name: its (first) function */
     std::map<unsigned, fn_entry> fns; /* by DECL_UID */
+    std::vector<core::manifest_small> too_small; /* rules matched, min-size refused */
 };
 extern model tu;
 void model_build(void);

@@ -48,6 +48,33 @@ std::string name_json(size_t id, const name_entry &n, const name_table &t)
            std::to_string(n.line) + "}";
 }
 
+std::string small_json(const manifest_small &f)
+{
+    return "\n    {\"function\": " + json_string(f.function) + ", \"file\": " + json_string(f.file) +
+           ", \"line\": " + std::to_string(f.line) + ", \"operations\": " + std::to_string(f.ops) + "}";
+}
+
+/* Only with a rules file, so manifests of annotated code stay as they were. */
+std::string small_part(const manifest_tu &m)
+{
+    if (!m.rules)
+        return "";
+    std::vector<manifest_small> fs = m.too_small;
+    std::sort(fs.begin(), fs.end(), [](const manifest_small &a, const manifest_small &b) {
+        return a.file != b.file ? a.file < b.file : a.line != b.line ? a.line < b.line : a.function < b.function;
+    });
+    /* GCC sees a C++ constructor's clones as functions of one place. */
+    fs.erase(std::unique(fs.begin(), fs.end(),
+                         [](const manifest_small &a, const manifest_small &b) {
+                             return a.file == b.file && a.line == b.line && a.function == b.function;
+                         }),
+             fs.end());
+    std::string o = ",\n  \"min_size\": " + std::to_string(m.min_size) + ",\n  \"too_small\": [";
+    for (size_t i = 0; i < fs.size(); i++)
+        o += (i ? "," : "") + small_json(fs[i]);
+    return o + (fs.empty() ? "]" : "\n  ]");
+}
+
 } // namespace
 
 std::string manifest_json(const manifest_tu &m, const name_table &t)
@@ -60,7 +87,7 @@ std::string manifest_json(const manifest_tu &m, const name_table &t)
     o += "\n  ],\n  \"names\": [";
     for (size_t i = 0; i < t.names.size(); i++)
         o += (i ? "," : "") + name_json(i, t.names[i], t);
-    return o + "\n  ]\n}\n";
+    return o + "\n  ]" + small_part(m) + "\n}\n";
 }
 
 } // namespace core

@@ -21,11 +21,20 @@ struct manifest_group {
     unsigned line = 0;
 };
 
+/* A function a rules file matched that size.h left plain. */
+struct manifest_small {
+    std::string function, file;
+    unsigned line = 0, ops = 0;
+};
+
 struct manifest_tu {
     std::string compiler; /* "gcc" or "clang" */
     std::string file;     /* main input file as given */
     std::string tu;       /* its base name */
     std::vector<manifest_group> groups; /* every group visible, sorted by name */
+    bool rules = false;                 /* a rules file was read: min_size applies */
+    unsigned min_size = 0;
+    std::vector<manifest_small> too_small; /* any order; written sorted */
 };
 
 /* The manifest as JSON, ending in a newline. */

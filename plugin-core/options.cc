@@ -1,5 +1,7 @@
 #include "options.h"
 
+#include "size.h"
+
 namespace tf {
 namespace core {
 
@@ -39,6 +41,15 @@ std::string set_off(options &o, const char *value)
     return "";
 }
 
+std::string set_min_size(options &o, const char *value)
+{
+    unsigned n;
+    if (!value || !parse_min_size(value, n).empty())
+        return "wants a number of operations from 0 to " + std::to_string(max_min_size);
+    o.min_size = int(n);
+    return "";
+}
+
 struct option_spec {
     const char *key, *spelling, *help;
     setter set;
@@ -48,6 +59,7 @@ const option_spec table[] = {
     {"verbose", "verbose=N", "report decisions on stderr (0-2)", set_verbose},
     {"manifest", "manifest=FILE", "write the TU's groups and names as JSON", set_manifest},
     {"rules", "rules=FILE", "monitor functions matched by a rules file", set_rules},
+    {"min-size", "min-size=N", "rules: leave functions under N operations plain", set_min_size},
     {"off", "off", "check annotations, inject nothing (off=0: not off)", set_off},
 };
 

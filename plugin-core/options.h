@@ -15,6 +15,7 @@ struct options {
     std::string manifest; /* manifest=FILE */
     std::string rules;    /* rules=FILE */
     bool off = false;     /* off[=0|1]: parse and check, inject nothing */
+    int min_size = -1;    /* min-size=N: overrides the rules file's; -1 unset */
 };
 
 /* Applies one option; value is NULL when the option has no `=`. Returns ""

@@ -178,6 +178,19 @@ struct line_parser {
             r.excludes.push_back({"", w[1].text, w[2].text, line, 0});
     }
 
+    void min_size(const std::vector<word> &w, unsigned eol)
+    {
+        if (unsigned bad = arity(w, 2, 2, eol))
+            return error(bad, "expected 'min-size N'");
+        if (r.min_size_line)
+            return error(w[0].column, "'min-size' given twice (first on line " +
+                                          std::to_string(r.min_size_line) + ")");
+        std::string why = parse_min_size(w[1].text, r.min_size);
+        if (!why.empty())
+            return error(w[1].column, why);
+        r.min_size_line = line;
+    }
+
     void parse(const std::string &text)
     {
         size_t nul = text.find('\0');
@@ -193,8 +206,11 @@ struct line_parser {
             monitor(w, eol);
         else if (w[0].text == "exclude")
             exclude(w, eol);
+        else if (w[0].text == "min-size")
+            min_size(w, eol);
         else
-            error(w[0].column, "unknown directive '" + w[0].text + "' (expected group, monitor or exclude)");
+            error(w[0].column,
+                  "unknown directive '" + w[0].text + "' (expected group, monitor, exclude or min-size)");
     }
 };
 

@@ -5,6 +5,7 @@
  *   group   NAME [SUBGROUP...]
  *   monitor GROUP FILE_GLOB FUNCTION_GLOB    first matching line wins
  *   exclude FILE_GLOB FUNCTION_GLOB          always wins
+ *   min-size N                               smaller functions stay plain (size.h)
  *
  * The plugins read the file, hand its text to parse() and report each error
  * at rules-file:line:column in their compiler's style; whether a monitor
@@ -15,6 +16,8 @@
 
 #include <string>
 #include <vector>
+
+#include "size.h"
 
 namespace tf {
 namespace core {
@@ -37,6 +40,8 @@ struct rules {
     };
     std::vector<group> groups;
     std::vector<match> monitors, excludes;
+    unsigned min_size = default_min_size; /* size.h; 0: every function */
+    unsigned min_size_line = 0;           /* its line; 0 when not written */
 
     /* Reads the rules file at path into text: a regular file only (a FIFO
      * would block the compiler, a directory is no file of rules). On

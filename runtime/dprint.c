@@ -124,7 +124,7 @@ static void emit(const tf_monitor *m, tf_buf *b)
 
 static void d_enter(tf_monitor *self, int id, const tf_args *args)
 {
-    TF_GUARD_BEGIN();
+    TF_GUARD_BEGIN(1);
     LINE(b);
     start(&b, self, id);
     tf__buf_puts(&b, "->(");
@@ -136,7 +136,7 @@ static void d_enter(tf_monitor *self, int id, const tf_args *args)
 
 static void d_info(tf_monitor *self, const tf_args *args, int caller, int id, tf_tp_type tp)
 {
-    TF_GUARD_BEGIN();
+    TF_GUARD_BEGIN(1);
     LINE(b);
     start(&b, self, caller);
     tf__buf_puts(&b, "::(");
@@ -154,7 +154,7 @@ static void d_info(tf_monitor *self, const tf_args *args, int caller, int id, tf
 
 static void d_exit(tf_monitor *self, int id, const tf_value *result)
 {
-    TF_GUARD_BEGIN();
+    TF_GUARD_BEGIN(0);
     LINE(b);
     start(&b, self, id);
     tf__buf_puts(&b, "<-");
@@ -169,7 +169,7 @@ static void d_exit(tf_monitor *self, int id, const tf_value *result)
 
 static void d_exception(tf_monitor *self, int id, const tf_exception *exc)
 {
-    TF_GUARD_BEGIN();
+    TF_GUARD_BEGIN(0);
     LINE(b);
     char type[256];
     start(&b, self, id);
@@ -270,14 +270,14 @@ static void dprint_lost(void)
 {
     pthread_mutex_lock(&lock);
     for (struct dprint_factory *f = streams; f; f = f->next) {
-        pthread_mutex_lock(&f->lock);
+        tf__lock(&f->lock);
         if (f->out == buffered_out)
             stream_flush(f);
         if (f->lost_lines && f->out != stderr)
             fprintf(stderr, "tf: dprint: %llu lines (%llu bytes) could not be written to %s: %s\n",
                     (unsigned long long)f->lost_lines, (unsigned long long)f->lost_bytes,
                     f->out == buffered_out ? "TF_OUTPUT" : "its stream", strerror(f->lost_errno));
-        pthread_mutex_unlock(&f->lock);
+        tf__unlock(&f->lock);
     }
     pthread_mutex_unlock(&lock);
 }
@@ -287,9 +287,9 @@ void tf__dprint_buffered(FILE *out, size_t size)
     struct dprint_factory *f = (struct dprint_factory *)tf_dprint(out);
     if (!f || buffered_out)
         return;
-    pthread_mutex_lock(&f->lock);
+    tf__lock(&f->lock);
     f->buffered = size;
-    pthread_mutex_unlock(&f->lock);
+    tf__unlock(&f->lock);
     buffered_out = out;
     if (size)
         tf__catch_fatal(flush_on_fatal, before_us);

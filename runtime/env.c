@@ -62,10 +62,12 @@ FILE *tf__env_output(void)
      * fork and on a fatal signal (dprint.c); exit flushes all stdio. */
     int line = strcmp(tf__config_get("TF_OUTPUT_BUFFER"), "line") == 0;
     /* glibc ignores the size unless given the buffer; dprint must know it
-     * to end every write at a line's end. Kept for the process. */
-    char *buffer = line ? NULL : malloc(OUTPUT_BUFFER);
-    setvbuf(output, buffer, buffer ? _IOFBF : _IOLBF, buffer ? OUTPUT_BUFFER : 0);
-    tf__dprint_buffered(output, buffer ? OUTPUT_BUFFER : 0);
+     * to end every write at a line's end. Given line by line too: stdio
+     * would malloc it at the first line, maybe in a signal handler that
+     * interrupted malloc. Kept for the process. */
+    char *buffer = malloc(OUTPUT_BUFFER);
+    setvbuf(output, buffer, buffer && !line ? _IOFBF : _IOLBF, buffer ? OUTPUT_BUFFER : 0);
+    tf__dprint_buffered(output, buffer && !line ? OUTPUT_BUFFER : 0);
     return output;
 }
 

@@ -2,10 +2,13 @@
  * format.c: how values look in dprint lines, tracer contexts and reports
  * (DESIGN.md section 3: integers decimal, bool true/false, floating %g,
  * pointers 0x... or NULL, strings quoted and escaped and cut at 64 bytes,
- * enums by enumerator name when known).
+ * enums by enumerator name when known; __int128 in full decimal, complex as
+ * 1.5+2i, vectors as {1, 2, 3, 4}).
  */
 #define _GNU_SOURCE
+#include <float.h>
 #include <inttypes.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +112,141 @@ static void put_double(tf_buf *b, double d)
     tf__buf_put(b, s, n > 0 ? (size_t)n : 0);
 }
 
+#ifdef __SIZEOF_INT128__
+/* No libc printf takes 128-bit integers. */
+static void put_u128(tf_buf *b, unsigned __int128 v)
+{
+    char d[40];
+    int i = sizeof d;
+    do
+        d[--i] = (char)('0' + (int)(v % 10));
+    while (v /= 10);
+    tf__buf_put(b, d + i, sizeof d - (size_t)i);
+}
+
+static void put_int128(tf_buf *b, const void *p, int is_signed)
+{
+    unsigned __int128 u;
+    memcpy(&u, p, sizeof u);
+    if (is_signed && (__int128)u < 0) {
+        tf__buf_put(b, "-", 1);
+        u = 0 - u;
+    }
+    put_u128(b, u);
+}
+#else
+static void put_int128(tf_buf *b, const void *p, int is_signed)
+{
+    tf__buf_puts(b, "?"); /* a compiler without __int128 emits none */
+}
+#endif
+
+static int valid_elem(char cls, unsigned bytes)
+{
+    switch (cls) {
+    case 'i':
+    case 'u': return bytes == 1 || bytes == 2 || bytes == 4 || bytes == 8 || bytes == 16;
+    case 'f': return bytes == 4 || bytes == 8;
+    case 'x': return LDBL_MANT_DIG == 64 && bytes == sizeof(long double);
+    default: return 0;
+    }
+}
+
+/* Digits at *s, at most 9 (strtoul is no async-signal-safe function, and the
+ * tracer formats in signal handlers). */
+static unsigned parse_digits(const char **s)
+{
+    unsigned n = 0;
+    for (int i = 0; i < 9 && **s >= '0' && **s <= '9'; i++)
+        n = n * 10 + (unsigned)(*(*s)++ - '0');
+    return n;
+}
+
+/* The element code is "<class><bytes>*<count>" (abi.def). */
+int tf__value_elems(const tf_value *v, tf_elems *e)
+{
+    const char *s = v->type;
+    if ((v->kind != TF_K_COMPLEX && v->kind != TF_K_VECTOR) || !s || !*s)
+        return -1;
+    e->cls = *s++;
+    e->bytes = parse_digits(&s);
+    e->count = *s == '*' ? (s++, parse_digits(&s)) : 0;
+    if (*s || !valid_elem(e->cls, e->bytes) || e->count == 0 || e->count > v->size / e->bytes)
+        return -1;
+    if (v->kind == TF_K_COMPLEX && (e->count != 2 || (e->cls != 'f' && e->cls != 'x')))
+        return -1;
+    return 0;
+}
+
+double tf__elem_double(const tf_elems *e, const void *p)
+{
+    float f;
+    double d;
+    long double x;
+    switch (e->cls == 'x' ? 0 : e->bytes) {
+    case 4: memcpy(&f, p, sizeof f); return f;
+    case 8: memcpy(&d, p, sizeof d); return d;
+    default: memcpy(&x, p, sizeof x); return (double)x;
+    }
+}
+
+static void put_elem(tf_buf *b, const tf_elems *e, const unsigned char *p)
+{
+    union {
+        int8_t i8; uint8_t u8; int16_t i16; uint16_t u16; int32_t i32; uint32_t u32; int64_t i64; uint64_t u64;
+    } x;
+    int s = e->cls == 'i';
+    if (e->cls == 'f' || e->cls == 'x') {
+        put_double(b, tf__elem_double(e, p));
+        return;
+    }
+    if (e->bytes == 16) {
+        put_int128(b, p, s);
+        return;
+    }
+    memcpy(&x, p, e->bytes);
+    switch (e->bytes) {
+    case 1: s ? tf__buf_int(b, x.i8) : tf__buf_uint(b, x.u8); break;
+    case 2: s ? tf__buf_int(b, x.i16) : tf__buf_uint(b, x.u16); break;
+    case 4: s ? tf__buf_int(b, x.i32) : tf__buf_uint(b, x.u32); break;
+    default: s ? tf__buf_int(b, x.i64) : tf__buf_uint(b, x.u64); break;
+    }
+}
+
+/* "1.5+2i", "1-0.5i": the real and imaginary parts as %g, the sign of the
+ * imaginary part always written. */
+static void put_complex(tf_buf *b, const tf_value *v)
+{
+    tf_elems e;
+    if (!v->v.p || tf__value_elems(v, &e) != 0) {
+        tf__buf_puts(b, "?");
+        return;
+    }
+    const unsigned char *p = v->v.p;
+    double im = tf__elem_double(&e, p + e.bytes);
+    put_double(b, tf__elem_double(&e, p));
+    if (!signbit(im))
+        tf__buf_put(b, "+", 1);
+    put_double(b, im);
+    tf__buf_put(b, "i", 1);
+}
+
+static void put_vector(tf_buf *b, const tf_value *v)
+{
+    tf_elems e;
+    if (!v->v.p || tf__value_elems(v, &e) != 0) {
+        tf__buf_puts(b, "?");
+        return;
+    }
+    tf__buf_put(b, "{", 1);
+    for (unsigned i = 0; i < e.count; i++) {
+        if (i)
+            tf__buf_puts(b, ", ");
+        put_elem(b, &e, (const unsigned char *)v->v.p + (size_t)i * e.bytes);
+    }
+    tf__buf_put(b, "}", 1);
+}
+
 void tf__buf_value(tf_buf *b, const tf_value *v)
 {
     switch (v->kind) {
@@ -125,6 +263,15 @@ void tf__buf_value(tf_buf *b, const tf_value *v)
     case TF_K_STR: put_string(b, v->v.s); break;
     case TF_K_ENUM: put_enum(b, v); break;
     case TF_K_STRUCT: tf__buf_puts(b, "{...}"); break;
+    case TF_K_INT128:
+    case TF_K_UINT128:
+        if (v->v.p && v->size == 16)
+            put_int128(b, v->v.p, v->kind == TF_K_INT128);
+        else
+            tf__buf_puts(b, "?");
+        break;
+    case TF_K_COMPLEX: put_complex(b, v); break;
+    case TF_K_VECTOR: put_vector(b, v); break;
     default: tf__buf_puts(b, "?"); break;
     }
 }

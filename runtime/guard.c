@@ -10,6 +10,23 @@
 
 TF_TLS int tf__in_monitor;
 TF_TLS uintptr_t tf__hook_sp;
+uint64_t tf__untraced;
+
+/* .req: no silent loss. Once per process, after the program's exit handlers. */
+static void say_untraced(void)
+{
+    uint64_t n = __atomic_load_n(&tf__untraced, __ATOMIC_RELAXED);
+    if (n)
+        fprintf(stderr,
+                "tf: %llu call%s not traced: made while a hook or libtf itself ran on the same thread "
+                "(a signal handler, or a monitor's own code); counted once per monitor that skipped it\n",
+                (unsigned long long)n, n == 1 ? "" : "s");
+}
+
+void tf__untraced_init(void)
+{
+    atexit(say_untraced);
+}
 
 struct guard {
     tf_monitor base;
@@ -19,12 +36,12 @@ struct guard {
 #define INNER(self) (((struct guard *)(self))->inner)
 
 /* The user monitor sees the hook's stack position, not the guard's. */
-#define GUARDED(op, ...)                                                       \
+#define GUARDED(call, op, ...)                                                 \
     do {                                                                       \
         tf_monitor *in = INNER(self);                                          \
         if (!in->ops->op)                                                      \
             return; /* a user monitor may leave ops it has no use for NULL */  \
-        TF_GUARD_BEGIN();                                                      \
+        TF_GUARD_BEGIN(call);                                                  \
         uintptr_t tf__outer_sp = tf__hook_sp;                                  \
         tf__hook_sp = TF_CALLER_SP();                                          \
         in->ops->op(in, __VA_ARGS__);                                          \
@@ -34,22 +51,22 @@ struct guard {
 
 static void g_enter(tf_monitor *self, int id, const tf_args *args)
 {
-    GUARDED(enter, id, args);
+    GUARDED(1, enter, id, args);
 }
 
 static void g_info(tf_monitor *self, const tf_args *args, int caller, int id, tf_tp_type tp)
 {
-    GUARDED(info, args, caller, id, tp);
+    GUARDED(1, info, args, caller, id, tp);
 }
 
 static void g_exit(tf_monitor *self, int id, const tf_value *result)
 {
-    GUARDED(exit, id, result);
+    GUARDED(0, exit, id, result);
 }
 
 static void g_exception(tf_monitor *self, int id, const tf_exception *exc)
 {
-    GUARDED(exception, id, exc);
+    GUARDED(0, exception, id, exc);
 }
 
 static void g_clear(tf_monitor *self)

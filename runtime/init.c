@@ -18,8 +18,11 @@ static void mark_exiting(void)
     tf__registry_exiting();
 }
 
+/* While the forking thread holds libtf's locks, a signal handler's hooks on
+ * it would wait for them: skipped instead (internal.h, tf__lock). */
 static void fork_prepare(void)
 {
+    tf__in_monitor++;
     tf__control_fork(TF_FORK_PREPARE);
     tf__env_fork(TF_FORK_PREPARE);
     tf__factories_fork(TF_FORK_PREPARE);
@@ -40,6 +43,7 @@ static void fork_done(int phase)
     tf__factories_fork(phase);
     tf__env_fork(phase);
     tf__control_fork(phase); /* last: a child's server starts with all locks free */
+    tf__in_monitor--;
 }
 
 static void fork_parent(void)
@@ -55,6 +59,7 @@ static void fork_child(void)
 __attribute__((constructor)) static void tf_init(void)
 {
     pthread_atfork(fork_prepare, fork_parent, fork_child);
+    tf__untraced_init(); /* first: says its count after every other exit handler ran */
     tf__registry_set_maker(tf__compose_create);
     tf__config_init();
     tf__permission_init();

@@ -8,6 +8,7 @@
 #define TF_RUNTIME_INTERNAL_H
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,12 +24,25 @@
 #define TF_TLS __thread __attribute__((tls_model("initial-exec")))
 
 /* ---- reentrancy guard (.req: a monitor calling monitored code must not recurse)
- * Set while any monitor callback of this thread runs; hooks that find it set do
- * nothing. Built-in monitors guard themselves (TF_FACTORY_NO_GUARD); user
- * monitors are wrapped by tf__monitor_create. */
+ * Nonzero while any monitor callback of this thread runs, or libtf holds a
+ * lock a hook may take (tf__lock); hooks that find it set do nothing. So a
+ * signal handler's monitored calls are skipped, not waited on, when they
+ * interrupt libtf on their own thread. Built-in monitors guard themselves
+ * (TF_FACTORY_NO_GUARD); user monitors are wrapped by tf__monitor_create.
+ * A skipped enter or info is a call not traced: counted (tf__untraced),
+ * said at exit and by tf-ctl status. Its exit and exceptions are skipped as
+ * well (the flag is still set then) and not counted again.
+ * call: 1 in enter and info hooks, 0 in exit and exception hooks. */
 extern TF_TLS int tf__in_monitor;
-#define TF_GUARD_BEGIN(ret)                                                    \
-    if (tf__in_monitor) return ret;                                            \
+extern uint64_t tf__untraced;
+#define TF_SKIP_IF_IN_MONITOR(call)                                            \
+    if (__builtin_expect(tf__in_monitor != 0, 0)) {                           \
+        if (call)                                                              \
+            __atomic_fetch_add(&tf__untraced, 1, __ATOMIC_RELAXED);            \
+        return;                                                                \
+    }
+#define TF_GUARD_BEGIN(call)                                                   \
+    TF_SKIP_IF_IN_MONITOR(call)                                                \
     tf__in_monitor = 1;                                                        \
     int tf__saved_errno = errno
 #define TF_GUARD_END()                                                         \
@@ -38,13 +52,48 @@ extern TF_TLS int tf__in_monitor;
  * change errno (TLS, rdtsc, its own memory): saving errno costs a libc call
  * per hook, so instead its paths that allocate, lock or call out keep errno
  * themselves, between TF_KEEP_ERRNO and TF_RESTORE_ERRNO. */
-#define TF_GUARD_BEGIN_NOERRNO(...)                                            \
-    if (tf__in_monitor)                                                        \
-        return __VA_ARGS__;                                                    \
+#define TF_GUARD_BEGIN_NOERRNO(call)                                           \
+    TF_SKIP_IF_IN_MONITOR(call)                                                \
     tf__in_monitor = 1
 #define TF_GUARD_END_NOERRNO() tf__in_monitor = 0
 #define TF_KEEP_ERRNO() int tf__kept_errno = errno
 #define TF_RESTORE_ERRNO() errno = tf__kept_errno
+/* A lock that hooks take too, taken outside a hook (or nested inside one):
+ * this thread's hooks are skipped until it is released, as a signal
+ * handler's hook waiting for it would wait for its own thread forever. */
+static inline void tf__lock(pthread_mutex_t *l)
+{
+    tf__in_monitor++;
+    pthread_mutex_lock(l);
+}
+static inline void tf__unlock(pthread_mutex_t *l)
+{
+    pthread_mutex_unlock(l);
+    tf__in_monitor--;
+}
+/* At exit, on stderr: how many calls were not traced, and why (once). */
+void tf__untraced_init(void);
+
+/* Thread keys hooks set are made by constructors of priority 101: before
+ * libtf's constructor, whose TF_MONITORS may already trace calls. */
+
+/* ---- memory hooks use (pages.c) ---------------------------------------------
+ * A hook may run in a signal handler that interrupted malloc on its own
+ * thread, whose lock would then never be released: hooks never call malloc
+ * and friends. What they need (a thread's first event, a stack that grows)
+ * comes from mmap, a system call: zeroed pages; the size given to free and
+ * grow is the one asked for. Each keeps errno. */
+void *tf__pages_alloc(size_t size);
+void tf__pages_free(void *p, size_t size);
+void *tf__pages_grow(void *p, size_t size, size_t new_size); /* NULL: p unchanged */
+/* Small zeroed objects of one owner, freed together; the owner serialises. */
+typedef struct tf_arena {
+    void *blocks;
+    char *next;
+    size_t left;
+} tf_arena;
+void *tf__arena_alloc(tf_arena *a, size_t size);
+void tf__arena_free(tf_arena *a);
 
 /* Creates f's monitor for tu, wrapped in the guard unless f opts out. */
 tf_monitor *tf__monitor_create(tf_factory *f, const tf_tu *tu);
@@ -111,6 +160,17 @@ void tf__buf_args(tf_buf *b, const tf_args *a); /* "p1=v1, p2=v2" */
 char *tf__buf_end(tf_buf *b);
 /* tf__buf_end, returning the length the whole text needed (snprintf-style). */
 size_t tf__buf_finish(tf_buf *b);
+/* The elements of a COMPLEX or VECTOR value (abi.def's element code). */
+typedef struct {
+    char cls; /* i, u, f, x */
+    unsigned bytes, count;
+} tf_elems;
+/* 0 when v is a COMPLEX or VECTOR value this libtf can show (a known code,
+ * fitting in v->size; a complex one of two floating elements); v->v.p is
+ * not looked at. */
+int tf__value_elems(const tf_value *v, tf_elems *e);
+/* Element at p (of class f or x) as a double. */
+double tf__elem_double(const tf_elems *e, const void *p);
 /* Longest string shown for a const char * value (DESIGN.md section 3). */
 #define TF_STR_MAX 64
 /* Copies the string at src, which may be no string at all (a `char *` holding

@@ -71,20 +71,31 @@ static void resync(const struct __jmp_buf_tag *env)
 
 typedef void (*jump_fn)(struct __jmp_buf_tag *, int);
 
-static jump_fn real(const char *name)
+static const char *const jump_names[] = {"longjmp", "siglongjmp", "_longjmp", "__longjmp_chk"};
+static jump_fn jumps[4];
+
+/* Looked up at start-up: the first siglongjmp may leave a signal handler
+ * that interrupted the dynamic loader, whose lock dlsym takes. */
+__attribute__((constructor(101))) static void find_jumps(void)
 {
-    jump_fn f = (jump_fn)dlsym(RTLD_NEXT, name);
+    for (int i = 0; i < 4; i++)
+        *(void **)&jumps[i] = dlsym(RTLD_NEXT, jump_names[i]);
+}
+
+static jump_fn real(int i)
+{
+    jump_fn f = __atomic_load_n(&jumps[i], __ATOMIC_RELAXED);
+    if (!f)
+        *(void **)&f = dlsym(RTLD_NEXT, jump_names[i]); /* called before libtf's constructors */
     if (!f)
         abort(); /* no libc to jump with: nothing sensible is left to do */
     return f;
 }
 
-#define INTERPOSE(name)                                                        \
+#define INTERPOSE(name, i)                                                     \
     TF_API void name(struct __jmp_buf_tag env[1], int val)                     \
     {                                                                          \
-        static jump_fn next;                                                   \
-        if (!next)                                                             \
-            next = real(#name);                                                \
+        jump_fn next = real(i);                                                \
         resync(env);                                                           \
         next(env, val);                                                        \
         __builtin_unreachable();                                               \
@@ -92,10 +103,10 @@ static jump_fn real(const char *name)
 
 void __longjmp_chk(struct __jmp_buf_tag env[1], int val) __attribute__((noreturn));
 
-INTERPOSE(longjmp)
-INTERPOSE(siglongjmp)
-INTERPOSE(_longjmp)
-INTERPOSE(__longjmp_chk)
+INTERPOSE(longjmp, 0)
+INTERPOSE(siglongjmp, 1)
+INTERPOSE(_longjmp, 2)
+INTERPOSE(__longjmp_chk, 3)
 
 /* ---- thread names ---------------------------------------------------------------
  * Every dprint line starts with the thread's name. Asking the kernel costs a

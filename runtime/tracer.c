@@ -38,31 +38,36 @@ struct stack {
     struct frame *frames;
 };
 
+/* Hooks allocate with mmap, never malloc (pages.c): a thread's first event
+ * may come from a signal handler that interrupted malloc. The key is made
+ * at start-up, not on a first event: pthread_once interrupted on its own
+ * thread would wait for itself. */
 static TF_TLS struct stack *tls;
 static pthread_key_t key;
-static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+
+static size_t frames_size(int cap)
+{
+    return (size_t)cap * sizeof(struct frame);
+}
 
 static void stack_free(void *p)
 {
     struct stack *s = p; /* runs on the exiting thread itself */
     tls = NULL;
-    free(s->frames);
-    free(s);
+    tf__pages_free(s->frames, frames_size(s->cap));
+    tf__pages_free(s, sizeof *s);
 }
 
-static void make_key(void)
+__attribute__((constructor(101))) static void make_key(void)
 {
     pthread_key_create(&key, stack_free);
 }
 
 TF_COLD static struct stack *stack_new(void)
 {
-    TF_KEEP_ERRNO();
-    pthread_once(&key_once, make_key);
-    tls = calloc(1, sizeof *tls);
+    tls = tf__pages_alloc(sizeof *tls);
     if (tls)
-        pthread_setspecific(key, tls); /* freed at thread exit */
-    TF_RESTORE_ERRNO();
+        pthread_setspecific(key, tls); /* freed at thread exit; libtf's early key: no malloc */
     return tls;
 }
 
@@ -74,14 +79,13 @@ static inline struct stack *stack_get(void)
 /* Room for one more frame, up to TRACER_DEPTH. */
 TF_COLD static void stack_grow(struct stack *s)
 {
-    TF_KEEP_ERRNO();
     int cap = s->cap ? 2 * s->cap : 16;
-    struct frame *v = realloc(s->frames, (size_t)cap * sizeof *v);
+    struct frame *v = s->cap ? tf__pages_grow(s->frames, frames_size(s->cap), frames_size(cap))
+                             : tf__pages_alloc(frames_size(cap));
     if (v) {
         s->frames = v;
         s->cap = cap;
     }
-    TF_RESTORE_ERRNO();
 }
 
 /* Pops frames strictly deeper than sp: their functions can no longer run. */
@@ -105,19 +109,34 @@ static void on_longjmp(uintptr_t target_sp)
         s->depth--;
 }
 
+/* A value passed by address (__int128, complex, vector) is kept as it was at
+ * entry: the function may change its parameter before the context is shown.
+ * One too big to keep is shown unknown. */
+static void copy_bytes(struct frame *f, uint32_t i)
+{
+    tf_value *v = &f->args[i];
+    if (v->v.p && v->size <= sizeof f->str[i]) {
+        memcpy(f->str[i], v->v.p, v->size);
+        v->v.p = f->str[i];
+    } else {
+        v->kind = TF_K_NONE;
+    }
+}
+
 static void copy_args(struct frame *f, const tf_args *args)
 {
     f->nargs = args && args->values ? args->count : 0;
     for (uint32_t i = 0; i < f->nargs && i < TRACER_ARGS; i++) {
         f->args[i] = args->values[i];
+        uint32_t k = f->args[i].kind;
+        if (k == TF_K_INT128 || k == TF_K_UINT128 || k == TF_K_COMPLEX || k == TF_K_VECTOR)
+            copy_bytes(f, i);
         if (f->args[i].kind == TF_K_STR && f->args[i].v.s) {
             int end;
             size_t n = tf__copy_str(f->str[i], f->args[i].v.s, TRACER_STR, &end);
             f->str[i][n] = 0;
             if (end == TF_STR_FAULT && n == 0)
                 f->args[i].kind = TF_K_PTR; /* not a string: shown as the pointer it is */
-            else
-                f->args[i].v.s = f->str[i];
         }
     }
 }
@@ -125,7 +144,7 @@ static void copy_args(struct frame *f, const tf_args *args)
 static void t_enter(tf_monitor *self, int id, const tf_args *args)
 {
     uintptr_t sp = TF_CALLER_SP();
-    TF_GUARD_BEGIN_NOERRNO(); /* the paths that allocate keep errno */
+    TF_GUARD_BEGIN_NOERRNO(1); /* the paths that allocate keep errno (pages.c) */
     struct stack *s = stack_get();
     if (s) {
         drop_below(s, sp);
@@ -160,7 +179,7 @@ static void pop_through(struct stack *s, const tf_tu *tu, int id)
 static void t_exit(tf_monitor *self, int id, const tf_value *result)
 {
     uintptr_t sp = TF_CALLER_SP();
-    TF_GUARD_BEGIN_NOERRNO();
+    TF_GUARD_BEGIN_NOERRNO(0);
     if (tls) {
         drop_below(tls, sp);
         pop_through(tls, self->tu, id);
@@ -171,7 +190,7 @@ static void t_exit(tf_monitor *self, int id, const tf_value *result)
 static void t_info(tf_monitor *self, const tf_args *args, int caller, int id, tf_tp_type tp)
 {
     uintptr_t sp = TF_CALLER_SP();
-    TF_GUARD_BEGIN_NOERRNO();
+    TF_GUARD_BEGIN_NOERRNO(1);
     if (tls)
         drop_below(tls, sp);
     TF_GUARD_END_NOERRNO();
@@ -230,7 +249,13 @@ static void render(tf_buf *b, const struct stack *s)
             tf__buf_puts(b, name);
         else
             tf__buf_int(b, f->id);
-        tf_args a = {f->nargs < TRACER_ARGS ? f->nargs : TRACER_ARGS, 0, f->args};
+        tf_value v[TRACER_ARGS];
+        tf_args a = {f->nargs < TRACER_ARGS ? f->nargs : TRACER_ARGS, 0, v};
+        for (uint32_t k = 0; k < a.count; k++) {
+            v[k] = f->args[k];
+            if (v[k].kind == TF_K_STR && v[k].v.s)
+                v[k].v.s = f->str[k]; /* the frames move as they grow: never kept as a pointer */
+        }
         tf__buf_put(b, "(", 1);
         tf__buf_args(b, &a);
         tf__buf_puts(b, f->nargs > TRACER_ARGS ? ", ...)\n" : ")\n");

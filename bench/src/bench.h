@@ -21,7 +21,9 @@ TF_GROUP(bench);
 
 /* Every function of a workload carries MON: TF instruments it; the peers
  * instrument every function anyway (-finstrument-functions, XRay, -pg). */
+#ifndef MON /* -DMON= : instrumented by a rules file instead (bench/everything) */
 #define MON TF_MONITOR(bench)
+#endif
 
 static inline long long bench_clock_ns(clockid_t clock)
 {

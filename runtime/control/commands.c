@@ -97,6 +97,8 @@ static void status(FILE *out)
     fprintf(out, "pid\t%ld\nprogram\t%s\nsocket\t%s\ntus\t%d\ntriggers\t%d\ndenials\t%lu\n",
             (long)getpid(), exe, tf__control_path() ? tf__control_path() : "-", tus,
             tf__trigger_count(), tf_denials(NULL, 0));
+    /* Calls made while a hook or libtf ran on their thread (internal.h). */
+    fprintf(out, "untraced\t%llu\n", (unsigned long long)__atomic_load_n(&tf__untraced, __ATOMIC_RELAXED));
 }
 
 struct sel_count {

@@ -63,11 +63,9 @@ static void hold_str(tf_value *v, char *copy)
         v->v.s = copy;
 }
 
-static struct held *hold(const tf_args *args)
+static struct held *hold(tf_cframe *f, const tf_args *args)
 {
-    TF_KEEP_ERRNO();
-    struct held *h = calloc(1, sizeof *h);
-    TF_RESTORE_ERRNO();
+    struct held *h = tf__cframe_data(f, sizeof *h);
     if (!h || !args)
         return h;
     uint32_t n = args->count < HELD_ARGS ? args->count : HELD_ARGS;
@@ -82,8 +80,7 @@ static struct held *hold(const tf_args *args)
 
 static void c_enter(tf_monitor *self, int id, const tf_args *args)
 {
-    if (tf__in_monitor) /* events of a monitor's own calls */
-        return;
+    TF_SKIP_IF_IN_MONITOR(1) /* a monitor's own calls; signal handlers' */
     struct cond_monitor *m = (void *)self;
     uintptr_t sp = TF_CALLER_SP();
     tf_cframe *f = tf__cframe_push(m, sp, id);
@@ -92,7 +89,7 @@ static void c_enter(tf_monitor *self, int id, const tf_args *args)
         if (m->cf->has_time) {
             f->t0 = tf__now_ns();
             f->flags |= HELD;
-            f->data = hold(args);
+            hold(f, args);
         } else {
             FORWARD(m, sp, enter, id, args);
         }
@@ -109,8 +106,7 @@ static void release_held(struct cond_monitor *m, uintptr_t sp, tf_cframe *f)
 
 static void c_exit(tf_monitor *self, int id, const tf_value *result)
 {
-    if (tf__in_monitor) /* events of a monitor's own calls */
-        return;
+    TF_SKIP_IF_IN_MONITOR(0) /* a monitor's own calls; signal handlers' */
     struct cond_monitor *m = (void *)self;
     uintptr_t sp = TF_CALLER_SP();
     tf_cframe *f = tf__cframe_find(m, sp, id);
@@ -129,8 +125,7 @@ static void c_exit(tf_monitor *self, int id, const tf_value *result)
 
 static void c_exception(tf_monitor *self, int id, const tf_exception *exc)
 {
-    if (tf__in_monitor) /* events of a monitor's own calls */
-        return;
+    TF_SKIP_IF_IN_MONITOR(0) /* a monitor's own calls; signal handlers' */
     struct cond_monitor *m = (void *)self;
     uintptr_t sp = TF_CALLER_SP();
     tf_cframe *f = tf__cframe_find(m, sp, id);
@@ -145,8 +140,7 @@ static void c_exception(tf_monitor *self, int id, const tf_exception *exc)
 
 static void c_info(tf_monitor *self, const tf_args *args, int caller, int id, tf_tp_type tp)
 {
-    if (tf__in_monitor) /* events of a monitor's own calls */
-        return;
+    TF_SKIP_IF_IN_MONITOR(1) /* a monitor's own calls; signal handlers' */
     struct cond_monitor *m = (void *)self;
     uintptr_t sp = TF_CALLER_SP();
     tf_cframe *f = tf__cframe_top(m, sp);

@@ -81,6 +81,9 @@ tf_cframe *tf__cframe_push(const void *owner, uintptr_t sp, int id);
  * (longjmp); NULL if there is none. The caller pops it with tf__cframe_pop. */
 tf_cframe *tf__cframe_find(const void *owner, uintptr_t sp, int id);
 void tf__cframe_pop(tf_cframe *f);
+/* Zeroed memory of size bytes as f->data, kept until f is popped (never
+ * malloc: a hook may run in a signal handler); NULL if out of memory. */
+void *tf__cframe_data(tf_cframe *f, size_t size);
 /* owner's innermost live frame (for an info event at sp, inside it). */
 tf_cframe *tf__cframe_top(const void *owner, uintptr_t sp);
 

@@ -35,6 +35,36 @@ static int ucompare(int op, uint64_t a, int64_t b)
     }
 }
 
+/* c: <0, 0, >0 as the value is below, equal to or above the constant. */
+static int ordered(int op, int c)
+{
+    switch (op) {
+    case TF_OP_EQ: return c == 0;
+    case TF_OP_NE: return c != 0;
+    case TF_OP_LT: return c < 0;
+    case TF_OP_LE: return c <= 0;
+    case TF_OP_GT: return c > 0;
+    default: return c >= 0;
+    }
+}
+
+/* An __int128 argument against the constant, by its whole value. */
+static int compare128(int op, const tf_value *v, int64_t b)
+{
+#ifdef __SIZEOF_INT128__
+    unsigned __int128 u;
+    if (!v->v.p || v->size != 16)
+        return 0;
+    memcpy(&u, v->v.p, sizeof u);
+    if (v->kind == TF_K_UINT128)
+        return ordered(op, b < 0 ? 1 : (u > (unsigned __int128)b) - (u < (unsigned __int128)b));
+    __int128 a = (__int128)u;
+    return ordered(op, (a > b) - (a < b));
+#else
+    return 0; /* a compiler without __int128 emits none */
+#endif
+}
+
 static const char *enumerator(const tf_value *v)
 {
     const tf_enum_type *t = v->type;
@@ -84,7 +114,9 @@ static int arg_ok(const tf_cond_term *t, const tf_value *v)
     case TF_K_UINT:
     case TF_K_BOOL: return ucompare(t->op, v->v.u, t->num);
     case TF_K_PTR: return ucompare(t->op, (uint64_t)(uintptr_t)v->v.p, t->num);
-    default: return 0;
+    case TF_K_INT128:
+    case TF_K_UINT128: return compare128(t->op, v, t->num);
+    default: return 0; /* a struct, complex or vector value is no number */
     }
 }
 

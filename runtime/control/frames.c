@@ -1,36 +1,46 @@
 /*
  * frames.c: each thread's monitored calls in progress, as conditions and
  * triggers see them (a call's depth, start time and what was held back).
- * Allocated on a thread's first event and grown as needed; freed when the
- * thread ends. Frames a longjmp skipped are dropped at the next exit below
- * them (TF_CALLER_SP, as the tracer does).
+ * Allocated on a thread's first event and grown as needed, from pages.c,
+ * never malloc (a first event may be in a signal handler that interrupted
+ * malloc); freed when the thread ends. Frames a longjmp skipped are dropped
+ * at the next exit below them (TF_CALLER_SP, as the tracer does).
  */
 #include <pthread.h>
-#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "control.h"
 
+/* An owner's data (tf__cframe_data), recycled on the thread that made it. */
+struct data {
+    struct data *next; /* while free */
+    size_t size;
+};
+#define DATA_HEAD ((sizeof(struct data) + 15) & ~(size_t)15)
+
 struct stack {
     tf_cframe *v;
     int n, cap;
+    tf_arena arena;
+    struct data *free;
 };
 
 static TF_TLS struct stack *mine;
 static pthread_key_t key;
-static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static void release(void *p)
 {
     struct stack *s = p;
-    for (int i = 0; i < s->n; i++)
-        free(s->v[i].data);
-    free(s->v);
-    free(s);
     mine = NULL;
+    tf__pages_free(s->v, (size_t)s->cap * sizeof *s->v);
+    tf__arena_free(&s->arena);
+    tf__pages_free(s, sizeof *s);
 }
 
-static void make_key(void)
+/* At start-up: pthread_once interrupted on its own thread would wait for
+ * itself, and an early key is set without malloc (glibc's first block). */
+__attribute__((constructor(101))) static void make_key(void)
 {
     pthread_key_create(&key, release);
 }
@@ -46,13 +56,39 @@ static struct stack *stack(void)
 {
     if (mine)
         return mine;
-    pthread_once(&once, make_key);
-    struct stack *s = calloc(1, sizeof *s);
+    struct stack *s = tf__pages_alloc(sizeof *s);
     if (s && pthread_setspecific(key, s) != 0) {
-        free(s);
+        tf__pages_free(s, sizeof *s);
         s = NULL;
     }
     return mine = s;
+}
+
+void *tf__cframe_data(tf_cframe *f, size_t size)
+{
+    struct stack *s = mine;
+    struct data **p = &s->free;
+    while (*p && (*p)->size != size)
+        p = &(*p)->next;
+    struct data *d = *p;
+    if (d)
+        *p = d->next;
+    else if ((d = tf__arena_alloc(&s->arena, DATA_HEAD + size)))
+        d->size = size;
+    if (!d)
+        return NULL;
+    void *data = (char *)d + DATA_HEAD;
+    memset(data, 0, size);
+    return f->data = data;
+}
+
+static void data_free(struct stack *s, void *data)
+{
+    if (!data)
+        return;
+    struct data *d = (struct data *)((char *)data - DATA_HEAD);
+    d->next = s->free;
+    s->free = d;
 }
 
 static int depth_of(const struct stack *s, uintptr_t sp)
@@ -67,25 +103,24 @@ static void drop_dead(struct stack *s, uintptr_t sp)
 {
     while (s->n && s->v[s->n - 1].sp < sp) {
         s->n--;
-        free(s->v[s->n].data);
+        data_free(s, s->v[s->n].data);
     }
 }
 
 tf_cframe *tf__cframe_push(const void *owner, uintptr_t sp, int id)
 {
-    TF_KEEP_ERRNO();
     struct stack *s = stack();
     if (s)
         drop_dead(s, sp);
     if (s && s->n == s->cap) {
         int cap = s->cap ? 2 * s->cap : 32;
-        tf_cframe *v = realloc(s->v, (size_t)cap * sizeof *v);
+        size_t size = (size_t)s->cap * sizeof *s->v, want = (size_t)cap * sizeof *s->v;
+        tf_cframe *v = s->v ? tf__pages_grow(s->v, size, want) : tf__pages_alloc(want);
         if (v) {
             s->v = v;
             s->cap = cap;
         }
     }
-    TF_RESTORE_ERRNO();
     if (!s || s->n == s->cap)
         return NULL;
     tf_cframe *f = &s->v[s->n];
@@ -109,7 +144,7 @@ tf_cframe *tf__cframe_find(const void *owner, uintptr_t sp, int id)
 void tf__cframe_pop(tf_cframe *f)
 {
     struct stack *s = mine;
-    free(f->data);
+    data_free(s, f->data);
     int i = (int)(f - s->v);
     for (; i + 1 < s->n; i++) /* a frame sharing the call may sit above it */
         s->v[i] = s->v[i + 1];

@@ -187,13 +187,75 @@ static void put_enum_type(tf_buf *b, const tf_value *v)
     tf__buf_puts(b, " }");
 }
 
+int rc_shape(const tf_value *v, tf_elems *e)
+{
+    switch (v->kind) {
+    case TF_K_INT128:
+    case TF_K_UINT128: return v->size == 16 ? RV_INT128 : RV_UNKNOWN;
+    case TF_K_COMPLEX: return tf__value_elems(v, e) == 0 ? RV_COMPLEX : RV_UNKNOWN;
+    case TF_K_VECTOR:
+        return tf__value_elems(v, e) == 0 && e->count * rc_elem_width(e) <= RC_VECTOR_MAX ? RV_VECTOR
+                                                                                        : RV_UNKNOWN;
+    case TF_K_INT: case TF_K_UINT: case TF_K_BOOL: case TF_K_FLOAT:
+    case TF_K_PTR: case TF_K_STR: case TF_K_ENUM: case TF_K_STRUCT: return RV_PLAIN;
+    default: return RV_UNKNOWN;
+    }
+}
+
+static const char double_type[] = "floating_point { exp_dig = 11; mant_dig = 53; align = 8; }";
+
+/* Babeltrace 2 reads no integer wider than 64 bits: two halves, value = hi * 2^64 + lo. */
+static void put_int128_type(tf_buf *b, int is_signed)
+{
+    tf__buf_puts(b, "struct { ");
+    put_int_type(b, 8, 0, 0);
+    tf__buf_puts(b, " _lo; ");
+    put_int_type(b, 8, is_signed, 0);
+    tf__buf_puts(b, " _hi; }");
+}
+
+static void put_wide_type(tf_buf *b, const tf_value *v, int shape, const tf_elems *e)
+{
+    switch (shape) {
+    case RV_INT128: put_int128_type(b, v->kind == TF_K_INT128); break;
+    case RV_COMPLEX:
+        tf__buf_puts(b, "struct { ");
+        tf__buf_puts(b, double_type);
+        tf__buf_puts(b, " _re; ");
+        tf__buf_puts(b, double_type);
+        tf__buf_puts(b, " _im; }");
+        break;
+    case RV_VECTOR:
+        tf__buf_puts(b, "struct { ");
+        if (e->cls == 'f' || e->cls == 'x')
+            tf__buf_puts(b, double_type);
+        else if (e->bytes == 16)
+            put_int128_type(b, e->cls == 'i');
+        else
+            put_int_type(b, e->bytes, e->cls == 'i', 0);
+        tf__buf_puts(b, " _v[");
+        tf__buf_uint(b, e->count);
+        tf__buf_puts(b, "]; }");
+        break;
+    default: /* a value libtf cannot show: shown `?` */
+        tf__buf_puts(b, "struct { integer { size = 8; align = 8; signed = false; } _unknown; }");
+        break;
+    }
+}
+
 static void put_type(tf_buf *b, const tf_value *v, int as_ptr)
 {
+    tf_elems e;
+    int shape = rc_shape(v, &e);
+    if (shape != RV_PLAIN) {
+        put_wide_type(b, v, shape, &e);
+        return;
+    }
     switch (v->kind) {
     case TF_K_INT: put_int_type(b, v->size, 1, 0); break;
     case TF_K_UINT: put_int_type(b, v->size, 0, 0); break;
     case TF_K_BOOL: tf__buf_puts(b, "enum : uint8_t { \"false\" = 0, \"true\" = 1 }"); break;
-    case TF_K_FLOAT: tf__buf_puts(b, "floating_point { exp_dig = 11; mant_dig = 53; align = 8; }"); break;
+    case TF_K_FLOAT: tf__buf_puts(b, double_type); break;
     case TF_K_STR:
         if (!as_ptr) {
             tf__buf_puts(b, "string");
@@ -213,7 +275,7 @@ static void put_type(tf_buf *b, const tf_value *v, int as_ptr)
         put_label(b, v->type ? (const char *)v->type : "struct");
         tf__buf_puts(b, "\" = 0 } _type; }");
         break;
-    default: put_int_type(b, 8, 0, 1); break;
+    default: break; /* rc_shape took the others */
     }
 }
 

@@ -115,7 +115,37 @@ static uint32_t width(uint32_t size)
 
 static size_t value_max(const tf_value *v)
 {
-    return v->kind == TF_K_STR ? TF_STR_MAX + 4 : 8;
+    tf_elems e;
+    switch (rc_shape(v, &e)) {
+    case RV_INT128:
+    case RV_COMPLEX: return 16;
+    case RV_VECTOR: return (size_t)e.count * rc_elem_width(&e);
+    case RV_UNKNOWN: return 1;
+    default: return v->kind == TF_K_STR ? TF_STR_MAX + 4 : 8;
+    }
+}
+
+/* The recorded fields of rc_shape (classes.c): an __int128 as its bytes
+ * (little-endian: low half first), complex parts and floating elements as
+ * doubles, integer elements as they are; zeros for a hand-made value
+ * without an address. */
+static unsigned char *put_wide(unsigned char *p, const tf_value *v, int shape, const tf_elems *e)
+{
+    const unsigned char *from = v->v.p;
+    size_t n = shape == RV_INT128 ? 16 : (size_t)e->count * rc_elem_width(e);
+    if (!from || shape == RV_UNKNOWN) {
+        memset(p, 0, shape == RV_UNKNOWN ? 1 : n);
+        return p + (shape == RV_UNKNOWN ? 1 : n);
+    }
+    if (shape == RV_INT128 || (e->cls != 'f' && e->cls != 'x')) {
+        memcpy(p, from, n);
+        return p + n;
+    }
+    for (unsigned i = 0; i < e->count; i++, p += 8) {
+        double d = tf__elem_double(e, from + (size_t)i * e->bytes);
+        memcpy(p, &d, 8);
+    }
+    return p;
 }
 
 /* A `char *` value, copied by libtf's reader that cannot fault (safe_read.c):
@@ -138,6 +168,10 @@ static unsigned char *put_string(unsigned char *p, const char *s, int *unreadabl
 /* as_ptr: a string value shown as the pointer it is (NULL, or unreadable). */
 static unsigned char *put_value(unsigned char *p, const tf_value *v, int as_ptr, int *unreadable)
 {
+    tf_elems e;
+    int shape = rc_shape(v, &e);
+    if (shape != RV_PLAIN)
+        return put_wide(p, v, shape, &e);
     switch (v->kind) {
     case TF_K_INT: case TF_K_UINT: case TF_K_ENUM:
         memcpy(p, &v->v.u, width(v->size));

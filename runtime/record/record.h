@@ -94,6 +94,17 @@ uint32_t rc_tu_base(const tf_tu *tu);
  * vals[i] is recorded as a pointer (NULL, unreadable); 0 on failure (class 0
  * is never a values class). */
 uint32_t rc_class(int kind, int wide, const tf_value *vals, uint32_t n, uint64_t ptrs);
+/* How a value is recorded (docs/trace-format.md, "Values"): as its kind's
+ * plain field, or one of the structs below; decided by kind, size and
+ * element code alone, so a function's class never changes. */
+enum { RV_PLAIN, RV_INT128, RV_COMPLEX, RV_VECTOR, RV_UNKNOWN };
+#define RC_VECTOR_MAX 256u /* bytes a recorded vector takes at most */
+int rc_shape(const tf_value *v, tf_elems *e);
+/* Bytes a recorded element takes: floating ones as doubles. */
+static inline unsigned rc_elem_width(const tf_elems *e)
+{
+    return e->cls == 'f' || e->cls == 'x' ? 8 : e->bytes;
+}
 /* Writes the metadata to fd; async-signal-safe. 0 or -1. */
 int rc_write_metadata(int fd);
 void rc_init(void);

@@ -16,14 +16,16 @@ static rt_ring *all;          /* every ring, newest first */
 static uint32_t numbered;     /* rings made so far */
 TF_TLS rt_ring *rt_self;
 static pthread_key_t exit_key;
-static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 
 static void thread_gone(void *p)
 {
     __atomic_store_n(&((rt_ring *)p)->exited, 1, __ATOMIC_RELEASE);
 }
 
-static void make_key(void)
+/* At start-up, not at a first event: pthread_once interrupted by a signal
+ * handler on its own thread would wait for itself, and an early key is set
+ * without malloc (glibc's first block of keys). */
+__attribute__((constructor(101))) static void make_key(void)
 {
     pthread_key_create(&exit_key, thread_gone);
 }
@@ -69,7 +71,6 @@ static rt_ring *ring_new(void)
 
 rt_ring *rt_ring_make_self(void)
 {
-    pthread_once(&key_once, make_key);
     rt_self = ring_new();
     if (rt_self)
         pthread_setspecific(exit_key, rt_self);
@@ -184,6 +185,5 @@ void rt_ring_fork_child(void)
     all = NULL;
     numbered = 0;
     rt_self = NULL;
-    pthread_once(&key_once, make_key);
     pthread_setspecific(exit_key, NULL);
 }

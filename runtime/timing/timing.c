@@ -131,8 +131,12 @@ static tt_timer *timer_find(tt_manager *m, const char *full)
 
 /* The groups a TU declares join the table even without timers of their own,
  * so that reports show them (their edges are the registry's). */
+/* Also the groups the TU uses: an info pair's hook finds its group here
+ * (tt_timer_adopt_group), as a hook must not allocate. */
 static void add_declared_groups(tt_manager *m, const tf_tu *tu)
 {
+    for (uint32_t g = 0; g < tu->ngroups; g++)
+        tt_group_index(m, tu->groups[g].name);
     for (uint32_t d = 0; d < tu->ndecls; d++) {
         const tf_group_decl *decl = &tu->decls[d];
         tt_group_index(m, decl->name);
@@ -163,7 +167,7 @@ static tf_monitor *create(tf_factory *f, const tf_tu *tu)
     mon->base.factory = f;
     mon->m = m;
     mon->n = tu->nnames;
-    pthread_mutex_lock(&m->lock);
+    tf__lock(&m->lock);
     add_declared_groups(m, tu);
     for (uint32_t id = 0; id < tu->nnames; id++)
         if (tu->names[id].flags & (TF_NAME_MONITOR | TF_NAME_TP_ENTER | TF_NAME_TP_EXIT))
@@ -177,7 +181,7 @@ static tf_monitor *create(tf_factory *f, const tf_tu *tu)
         if (mon->timers[id])
             tt_timer_update(m, mon->timers[id]);
     m->refs++;
-    pthread_mutex_unlock(&m->lock);
+    tf__unlock(&m->lock);
     return &mon->base;
 }
 
@@ -233,9 +237,9 @@ static uint64_t measure_overhead(tt_manager *m)
         }
         mon->ops->exit(mon, 1, NULL);
         tt_sum s;
-        pthread_mutex_lock(&p->lock);
+        tf__lock(&p->lock);
         tt_summarize(p, 1, &s);
-        pthread_mutex_unlock(&p->lock);
+        tf__unlock(&p->lock);
         uint64_t per = (s.self - before) / CALIB_CHILDREN;
         before = s.self;
         best = per < best ? per : best;
@@ -281,7 +285,7 @@ static void manager_free(tt_manager *m)
     for (int g = 0; g < m->ngroups; g++)
         free(m->groups[g].name);
     free(m->groups);
-    tt_stats_free_all(m->retired);
+    tt_stats_free_all(&m->retired_arena, m->retired);
     tt_log_free_all(m->retired_logs);
     pthread_mutex_destroy(&m->lock);
     free(m);
@@ -289,9 +293,9 @@ static void manager_free(tt_manager *m)
 
 void tt_manager_unref(tt_manager *m)
 {
-    pthread_mutex_lock(&m->lock);
+    tf__lock(&m->lock);
     int last = --m->refs == 0;
-    pthread_mutex_unlock(&m->lock);
+    tf__unlock(&m->lock);
     if (last)
         manager_free(m);
 }
@@ -319,13 +323,13 @@ TF_API int tf_timing_timer_enable(tf_timing_manager *tm, const char *timer, int 
     tt_manager *m = (tt_manager *)tm;
     if (!m || !timer)
         return TF_EINVAL;
-    pthread_mutex_lock(&m->lock);
+    tf__lock(&m->lock);
     tt_timer *t = timer_find(m, timer);
     if (t) {
         t->enabled = on != 0;
         tt_timer_update(m, t);
     }
-    pthread_mutex_unlock(&m->lock);
+    tf__unlock(&m->lock);
     return t ? TF_OK : TF_ENOENT;
 }
 
@@ -334,14 +338,14 @@ TF_API int tf_timing_group_enable(tf_timing_manager *tm, const char *group, int 
     tt_manager *m = (tt_manager *)tm;
     if (!m || !group || !*group)
         return TF_EINVAL;
-    pthread_mutex_lock(&m->lock);
+    tf__lock(&m->lock);
     int g = tt_group_index(m, group);
     if (g >= 0) {
         m->groups[g].enabled = on != 0;
         tt_group_add_below(m);
         tt_recompute_active(m);
     }
-    pthread_mutex_unlock(&m->lock);
+    tf__unlock(&m->lock);
     return g < 0 ? TF_ENOMEM : TF_OK;
 }
 
@@ -350,10 +354,10 @@ TF_API int tf_timing_timer_active(tf_timing_manager *tm, const char *timer)
     tt_manager *m = (tt_manager *)tm;
     if (!m || !timer)
         return TF_EINVAL;
-    pthread_mutex_lock(&m->lock);
+    tf__lock(&m->lock);
     tt_timer *t = timer_find(m, timer);
     int rc = t ? __atomic_load_n(&t->active, __ATOMIC_RELAXED) : TF_ENOENT;
-    pthread_mutex_unlock(&m->lock);
+    tf__unlock(&m->lock);
     return rc;
 }
 
@@ -366,13 +370,13 @@ TF_API int tf_timing_stats_get(tf_timing_manager *tm, const char *timer, tf_timi
     tt_sum *s = malloc(sizeof *s);
     if (!s)
         return TF_ENOMEM;
-    pthread_mutex_lock(&m->lock);
+    tf__lock(&m->lock);
     tt_timer *t = timer_find(m, timer);
     if (t) {
         tt_summarize(m, t->index, s);
         tt_sum_fill(s, m->clock.ticks_per_second, out);
     }
-    pthread_mutex_unlock(&m->lock);
+    tf__unlock(&m->lock);
     free(s);
     return t ? TF_OK : TF_ENOENT;
 }
@@ -433,15 +437,15 @@ TF_API int tf_timing_set_clock(tf_timing_manager *tm, tf_timing_clock_fn fn, voi
     tt_clock c = {TT_CLOCK_INJECTED, fn, arg, ticks_per_second};
     if (!fn)
         tt_clock_default(&c);
-    pthread_mutex_lock(&m->lock);
+    tf__lock(&m->lock);
     m->clock = c;
     m->overhead = 0;
-    pthread_mutex_unlock(&m->lock);
+    tf__unlock(&m->lock);
     uint64_t overhead = fn ? 0 : measure_overhead(m);
-    pthread_mutex_lock(&m->lock);
+    tf__lock(&m->lock);
     m->overhead = overhead;
     m->epoch = tt_now(&m->clock);
-    pthread_mutex_unlock(&m->lock);
+    tf__unlock(&m->lock);
     return TF_OK;
 }
 
@@ -451,9 +455,9 @@ TF_API int tf_timing_set_overhead(tf_timing_manager *tm, double ns)
     if (!m || !(ns >= 0))
         return TF_EINVAL;
     tt_clock_rate(&m->clock);
-    pthread_mutex_lock(&m->lock);
+    tf__lock(&m->lock);
     m->overhead = (uint64_t)(ns * m->clock.ticks_per_second / 1e9 + 0.5);
-    pthread_mutex_unlock(&m->lock);
+    tf__unlock(&m->lock);
     return TF_OK;
 }
 

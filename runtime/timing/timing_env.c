@@ -51,9 +51,9 @@ static void env_write(const char *var, const char *path, tf_timing_format format
 static void say_dropped(const char *trace)
 {
     tt_manager *m = (tt_manager *)env_manager;
-    pthread_mutex_lock(&m->lock);
+    tf__lock(&m->lock);
     uint64_t dropped = tt_dropped_events(m);
-    pthread_mutex_unlock(&m->lock);
+    tf__unlock(&m->lock);
     if (dropped)
         fprintf(stderr, "tf: TF_TIMING_TRACE %s keeps the last %u calls of each thread: %llu older "
                 "calls are not in it (the report counts them all; TF_MONITORS=...=record keeps "
@@ -83,11 +83,11 @@ void tf__timing_fork(int phase)
     if (phase == TF_FORK_PREPARE) {
         tt_stack_fork(phase);
         if (m)
-            pthread_mutex_lock(&m->lock);
+            tf__lock(&m->lock);
         return;
     }
     if (m)
-        pthread_mutex_unlock(&m->lock);
+        tf__unlock(&m->lock);
     tt_stack_fork(phase);
     if (m && phase == TF_FORK_CHILD)
         tt_forget_stats(m);

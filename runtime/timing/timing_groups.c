@@ -136,14 +136,16 @@ void tt_recompute_active(tt_manager *m)
 
 void tt_timer_adopt_group(tt_manager *m, tt_timer *t, const tf_tu *tu, int caller_id)
 {
-    pthread_mutex_lock(&m->lock);
+    tf__lock(&m->lock);
     if (t->group < 0 && caller_id >= 0 && (uint32_t)caller_id < tu->nnames) {
         int32_t gi = tu->names[caller_id].group;
-        if (gi >= 0 && (uint32_t)gi < tu->ngroups) {
-            int g = tt_group_index(m, tu->groups[gi].name);
+        /* Found, never made: a hook runs this, and the monitor's creation
+         * put every group its TU declares in the table. */
+        int g = gi >= 0 && (uint32_t)gi < tu->ngroups ? tt_group_find(m, tu->groups[gi].name) : -1;
+        if (g >= 0) {
             __atomic_store_n(&t->group, g, __ATOMIC_RELEASE);
             tt_timer_update(m, t);
         }
     }
-    pthread_mutex_unlock(&m->lock);
+    tf__unlock(&m->lock);
 }

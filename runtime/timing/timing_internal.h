@@ -86,7 +86,8 @@ typedef struct tt_thread {
     tt_frame *stack;
     uint32_t depth, cap;
     uint64_t lost;         /* frames not pushed: out of memory */
-    tt_stats **chunks[TT_MAX_CHUNKS];
+    tt_stats **chunks[TT_MAX_CHUNKS]; /* in arena, as a hook may allocate them */
+    tf_arena arena;
     tt_log *log;
     size_t log_cap;        /* the manager's log_cap when log was made */
     pid_t tid;
@@ -110,7 +111,8 @@ struct tt_manager {
     int ngroups;
     tt_thread *threads;    /* live threads with state */
     int nthreads_seen;
-    tt_stats **retired[TT_MAX_CHUNKS]; /* merged stats of exited threads */
+    tt_stats **retired[TT_MAX_CHUNKS]; /* merged stats of exited threads, in retired_arena */
+    tf_arena retired_arena;
     tt_log *retired_logs;
     int nretired_logs;
     uint64_t dropped_events;
@@ -134,7 +136,7 @@ static inline double tt_ticks_to_ns(const tt_manager *m, double ticks)
     return ticks * 1e9 / m->clock.ticks_per_second;
 }
 
-/* timing_trace.c */
+/* timing_trace.c (logs are pages: a hook may make one, pages.c) */
 void tt_log_record(tt_thread *ts, tt_manager *m, const tt_frame *f, uint64_t now);
 tt_log *tt_log_new(size_t cap, pid_t tid);
 void tt_log_retire(tt_manager *m, tt_log *log);       /* lock held */
@@ -173,8 +175,8 @@ void tt_foreach_stats(tt_manager *m, uint32_t i, void (*fn)(const tt_stats *, vo
 int tt_threads_seen(tt_manager *m);
 uint64_t tt_lost_frames(tt_manager *m); /* lock held */
 void tt_stats_merge_into(tt_stats *into, const tt_stats *s);
-tt_stats *tt_stats_alloc(tt_stats **chunks[], uint32_t i);
-void tt_stats_free_all(tt_stats **chunks[]);
+tt_stats *tt_stats_alloc(tf_arena *a, tt_stats **chunks[], uint32_t i);
+void tt_stats_free_all(tf_arena *a, tt_stats **chunks[]);
 
 /* timing.c */
 /* measure: measure the hook overhead for the default clock. */

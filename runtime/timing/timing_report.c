@@ -606,13 +606,13 @@ TF_API int tf_timing_report(tf_timing_manager *tm, FILE *out, tf_timing_format f
     if (!m || !out || format < TF_TIMING_TEXT || format > TF_TIMING_CHROME_TRACE)
         return TF_EINVAL;
     tt_clock_rate(&m->clock);
-    pthread_mutex_lock(&m->lock);
+    tf__lock(&m->lock);
     /* TUs registered since may have put groups of ours inside others */
     tt_group_add_below(m);
     tt_recompute_active(m);
     int rc = format == TF_TIMING_CHROME_TRACE ? tt_write_chrome_trace(m, out)
                                               : write_report(m, out, format);
-    pthread_mutex_unlock(&m->lock);
+    tf__unlock(&m->lock);
     fflush(out);
     return rc;
 }

@@ -19,6 +19,11 @@
  *
  * A thread that exits merges its statistics and hands its event log to the
  * manager (the pthread key destructor), so they still count.
+ *
+ * Signal handlers: per-thread state comes from pages.c, never malloc (a
+ * thread's first event may be in a handler that interrupted malloc), and
+ * the locks hooks take are taken with tf__lock everywhere, so that such a
+ * handler's hooks skip rather than wait for their own thread.
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
@@ -42,9 +47,16 @@ static TT_TLS tt_thread *tl_last;    /* the one used last      */
 static void thread_exit(void *arg);
 static void longjmp_resync(uintptr_t target_sp);
 
-static void init_once(void)
+/* At start-up: a hook's pthread_once interrupted on its own thread would
+ * wait for itself, and an early key is in glibc's first block, set without
+ * malloc. */
+__attribute__((constructor(101))) static void make_key(void)
 {
     pthread_key_create(&exit_key, thread_exit);
+}
+
+static void init_once(void)
+{
     tf__on_longjmp(longjmp_resync);
 }
 
@@ -57,33 +69,33 @@ void tt_stack_init(void)
 
 static tt_thread *thread_new(tt_manager *m)
 {
-    tt_thread *ts = calloc(1, sizeof *ts);
+    tt_thread *ts = tf__pages_alloc(sizeof *ts);
     if (!ts)
         return NULL;
     ts->cap = 64;
-    ts->stack = malloc(ts->cap * sizeof *ts->stack);
+    ts->stack = tf__pages_alloc(ts->cap * sizeof *ts->stack);
     ts->tid = (pid_t)syscall(SYS_gettid);
     size_t cap = TT_LD(m->log_cap);
     ts->log = cap ? tt_log_new(cap, ts->tid) : NULL;
     ts->log_cap = cap;
     if (!ts->stack || (cap && !ts->log)) {
-        free(ts->stack);
-        free(ts->log);
-        free(ts);
+        tf__pages_free(ts->stack, ts->cap * sizeof *ts->stack);
+        tt_log_free_all(ts->log);
+        tf__pages_free(ts, sizeof *ts);
         return NULL;
     }
-    pthread_mutex_lock(&threads_lock);
-    pthread_mutex_lock(&m->lock);
+    tf__lock(&threads_lock);
+    tf__lock(&m->lock);
     ts->m = m;
     ts->next = m->threads;
     if (m->threads)
         m->threads->prev = ts;
     m->threads = ts;
     m->nthreads_seen++;
-    pthread_mutex_unlock(&m->lock);
+    tf__unlock(&m->lock);
     ts->tl_next = tl_threads;
     tl_threads = ts;
-    pthread_mutex_unlock(&threads_lock);
+    tf__unlock(&threads_lock);
     pthread_setspecific(exit_key, ts);
     return ts;
 }
@@ -111,10 +123,10 @@ static inline tt_thread *thread_get(tt_manager *m)
 
 static void thread_free(tt_thread *ts)
 {
-    tt_stats_free_all(ts->chunks);
+    tt_stats_free_all(&ts->arena, ts->chunks);
     tt_log_free_all(ts->log);
-    free(ts->stack);
-    free(ts);
+    tf__pages_free(ts->stack, ts->cap * sizeof *ts->stack);
+    tf__pages_free(ts, sizeof *ts);
 }
 
 /* Lock held: merge into the manager and unlink. */
@@ -124,7 +136,7 @@ static void thread_retire(tt_thread *ts)
     for (uint32_t c = 0; c < TT_MAX_CHUNKS; c++) {
         tt_stats **chunk = ts->chunks[c];
         for (uint32_t j = 0; chunk && j < TT_CHUNK; j++) {
-            tt_stats *into = chunk[j] ? tt_stats_alloc(m->retired, c * TT_CHUNK + j) : NULL;
+            tt_stats *into = chunk[j] ? tt_stats_alloc(&m->retired_arena, m->retired, c * TT_CHUNK + j) : NULL;
             if (into)
                 tt_stats_merge_into(into, chunk[j]);
         }
@@ -145,7 +157,7 @@ static void thread_retire(tt_thread *ts)
 
 static void thread_exit(void *arg)
 {
-    pthread_mutex_lock(&threads_lock);
+    tf__lock(&threads_lock);
     tt_thread *ts = tl_threads;
     tl_threads = NULL;
     tl_last = NULL;
@@ -153,25 +165,25 @@ static void thread_exit(void *arg)
         next = ts->tl_next;
         tt_manager *m = TT_LD(ts->m);
         if (m) {
-            pthread_mutex_lock(&m->lock);
+            tf__lock(&m->lock);
             thread_retire(ts);
-            pthread_mutex_unlock(&m->lock);
+            tf__unlock(&m->lock);
         }
         thread_free(ts);
     }
-    pthread_mutex_unlock(&threads_lock);
+    tf__unlock(&threads_lock);
 }
 
 /* The manager is going: its threads' states stay with them until they exit,
  * except the caller's, freed now. */
 void tt_thread_retire_all(tt_manager *m)
 {
-    pthread_mutex_lock(&threads_lock);
-    pthread_mutex_lock(&m->lock);
+    tf__lock(&threads_lock);
+    tf__lock(&m->lock);
     for (tt_thread *ts = m->threads; ts; ts = ts->next)
         TT_ST(ts->m, NULL);
     m->threads = NULL;
-    pthread_mutex_unlock(&m->lock);
+    tf__unlock(&m->lock);
     tt_thread **p = &tl_threads;
     while (*p) {
         tt_thread *ts = *p;
@@ -183,35 +195,31 @@ void tt_thread_retire_all(tt_manager *m)
         }
     }
     tl_last = NULL;
-    pthread_mutex_unlock(&threads_lock);
+    tf__unlock(&threads_lock);
 }
 
 /* ---- statistics ------------------------------------------------------------ */
 
-tt_stats *tt_stats_alloc(tt_stats **chunks[], uint32_t i)
+/* Only a's owner allocates from it: a thread its own, the manager under its lock. */
+tt_stats *tt_stats_alloc(tf_arena *a, tt_stats **chunks[], uint32_t i)
 {
-    TF_KEEP_ERRNO();
     tt_stats **chunk = __atomic_load_n(&chunks[i / TT_CHUNK], __ATOMIC_ACQUIRE);
     tt_stats *s = NULL;
-    if (!chunk && (chunk = calloc(TT_CHUNK, sizeof *chunk)))
+    if (!chunk && (chunk = tf__arena_alloc(a, TT_CHUNK * sizeof *chunk)))
         __atomic_store_n(&chunks[i / TT_CHUNK], chunk, __ATOMIC_RELEASE);
     if (chunk && !(s = __atomic_load_n(&chunk[i % TT_CHUNK], __ATOMIC_ACQUIRE)) &&
-        (s = calloc(1, sizeof *s))) {
+        (s = tf__arena_alloc(a, sizeof *s))) {
         s->min = UINT64_MAX;
         __atomic_store_n(&chunk[i % TT_CHUNK], s, __ATOMIC_RELEASE);
     }
-    TF_RESTORE_ERRNO();
     return s;
 }
 
-void tt_stats_free_all(tt_stats **chunks[])
+void tt_stats_free_all(tf_arena *a, tt_stats **chunks[])
 {
-    for (uint32_t c = 0; c < TT_MAX_CHUNKS; c++) {
-        for (uint32_t j = 0; chunks[c] && j < TT_CHUNK; j++)
-            free(chunks[c][j]);
-        free(chunks[c]);
+    for (uint32_t c = 0; c < TT_MAX_CHUNKS; c++)
         chunks[c] = NULL;
-    }
+    tf__arena_free(a);
 }
 
 void tt_stats_merge_into(tt_stats *into, const tt_stats *s)
@@ -265,7 +273,7 @@ static inline tt_stats *stats_of(tt_thread *ts, const tt_timer *t)
 {
     tt_stats **chunk = ts->chunks[t->index / TT_CHUNK];
     tt_stats *s = chunk ? chunk[t->index % TT_CHUNK] : NULL;
-    return __builtin_expect(s != NULL, 1) ? s : tt_stats_alloc(ts->chunks, t->index);
+    return __builtin_expect(s != NULL, 1) ? s : tt_stats_alloc(&ts->arena, ts->chunks, t->index);
 }
 
 static inline void record(tt_stats *s, uint64_t d, uint64_t self)
@@ -291,9 +299,7 @@ TF_COLD static int grow(tt_thread *ts)
 {
     if (ts->cap >= (1u << 24))
         return 0;
-    TF_KEEP_ERRNO();
-    tt_frame *s = realloc(ts->stack, 2 * ts->cap * sizeof *s);
-    TF_RESTORE_ERRNO();
+    tt_frame *s = tf__pages_grow(ts->stack, ts->cap * sizeof *s, 2 * ts->cap * sizeof *s);
     if (!s)
         return 0;
     ts->stack = s;
@@ -325,11 +331,11 @@ TF_COLD static void log_switch(tt_thread *ts, tt_manager *m)
     TF_KEEP_ERRNO();
     size_t cap = TT_LD(m->log_cap);
     tt_log *log = cap ? tt_log_new(cap, ts->tid) : NULL;
-    pthread_mutex_lock(&m->lock);
+    tf__lock(&m->lock);
     if (ts->log)
         tt_log_retire(m, ts->log);
     ts->log = log;
-    pthread_mutex_unlock(&m->lock);
+    tf__unlock(&m->lock);
     ts->log_cap = cap; /* even if out of memory: no retry on every call */
     TF_RESTORE_ERRNO();
 }
@@ -391,7 +397,7 @@ static inline __attribute__((always_inline)) void pop(tt_manager *m, tt_thread *
 /* ---- the monitor's callbacks -------------------------------------------------- */
 
 /* The hooks keep errno (DESIGN.md section 5) with TF_GUARD_BEGIN_NOERRNO:
- * only the paths that allocate or lock (thread_find, grow, tt_stats_alloc,
+ * only the paths that map memory or lock (thread_find, grow, tt_stats_alloc,
  * log_switch, adopting a group) and a user's clock can change it, and those
  * keep it themselves. */
 
@@ -403,7 +409,7 @@ static inline tt_timer *timer_of(tf_monitor *self, int id)
 
 void tt_enter(tf_monitor *self, int id, const tf_args *args)
 {
-    TF_GUARD_BEGIN_NOERRNO();
+    TF_GUARD_BEGIN_NOERRNO(1);
     uintptr_t sp = TF_CALLER_SP();
     tt_timer *t = timer_of(self, id);
     tt_manager *m = ((tt_monitor *)self)->m;
@@ -415,7 +421,7 @@ void tt_enter(tf_monitor *self, int id, const tf_args *args)
 
 void tt_exit(tf_monitor *self, int id, const tf_value *result)
 {
-    TF_GUARD_BEGIN_NOERRNO();
+    TF_GUARD_BEGIN_NOERRNO(0);
     tt_timer *t = timer_of(self, id);
     tt_manager *m = ((tt_monitor *)self)->m;
     tt_thread *ts = t ? thread_get(m) : NULL;
@@ -431,7 +437,7 @@ void tt_info(tf_monitor *self, const tf_args *args, int caller_id, int self_id, 
 {
     if (tp != TF_TP_ENTER && tp != TF_TP_EXIT)
         return;
-    TF_GUARD_BEGIN_NOERRNO();
+    TF_GUARD_BEGIN_NOERRNO(1);
     uintptr_t sp = TF_CALLER_SP();
     tt_timer *t = timer_of(self, self_id);
     tt_manager *m = ((tt_monitor *)self)->m;
@@ -453,7 +459,7 @@ void tt_exception(tf_monitor *self, int id, const tf_exception *exc)
 {
     if (!exc || exc->kind != TF_EXC_UNWIND)
         return;
-    TF_GUARD_BEGIN_NOERRNO();
+    TF_GUARD_BEGIN_NOERRNO(0);
     tt_timer *t = timer_of(self, id);
     tt_thread *ts = t ? thread_get(((tt_monitor *)self)->m) : NULL;
     for (uint32_t i = ts ? ts->depth : 0; i > 0; i--) {
@@ -469,7 +475,7 @@ void tt_exception(tf_monitor *self, int id, const tf_exception *exc)
 /* Forgets the calling thread's open timing points of this manager. */
 void tt_clear(tf_monitor *self)
 {
-    TF_GUARD_BEGIN_NOERRNO();
+    TF_GUARD_BEGIN_NOERRNO(0);
     tt_thread *ts = thread_get(((tt_monitor *)self)->m);
     if (ts)
         ts->depth = 0;

@@ -20,13 +20,18 @@
 
 #define TT_MAX_RETIRED_LOGS 256
 
+/* One mapping: the ring's events follow the log. */
+static size_t log_size(size_t cap)
+{
+    return sizeof(tt_log) + cap * sizeof(tt_event);
+}
+
 tt_log *tt_log_new(size_t cap, pid_t tid)
 {
-    tt_log *log = calloc(1, sizeof *log);
-    if (!log || !(log->ev = calloc(cap, sizeof *log->ev))) {
-        free(log);
+    tt_log *log = tf__pages_alloc(log_size(cap));
+    if (!log)
         return NULL;
-    }
+    log->ev = (tt_event *)(log + 1);
     log->cap = cap;
     log->tid = tid;
     if (pthread_getname_np(pthread_self(), log->thread, sizeof log->thread) != 0)
@@ -38,8 +43,7 @@ void tt_log_free_all(tt_log *log)
 {
     for (tt_log *next; log; log = next) {
         next = log->next;
-        free(log->ev);
-        free(log);
+        tf__pages_free(log, log_size(log->cap));
     }
 }
 

@@ -56,7 +56,7 @@ grep -q "tf: instrumented 'dropped' as info id 1" "$work/verbose.err" || bad "ve
 # An unknown key is an error, not silently ignored.
 cc -fplugin-arg-tf-bogus=1 -c -o /dev/null opts.c 2> "$work/bogus.err" && bad "unknown option accepted"
 grep -q "unknown plugin option '-fplugin-arg-tf-bogus'" "$work/bogus.err" || bad "unknown option: no message"
-for v in verbose=abc verbose=3 off=yes manifest=; do
+for v in verbose=abc verbose=3 off=yes manifest= min-size=x min-size=1000001; do
     cc -fplugin-arg-tf-$v -c -o /dev/null opts.c 2> "$work/badvalue.err" && bad "bad value accepted: $v"
     grep -q "error: tf: plugin option '-fplugin-arg-tf-$v' wants" "$work/badvalue.err" || bad "$v: no message"
 done

@@ -49,9 +49,9 @@ expect_error 2 "no --format" --suggest-rules --format=text report.json
 while [ $# -ge 3 ]; do
   cc=$1 plugin=$2 inc=$3
   shift 3
-  { printf 'group app\nmonitor app * *\n'; cat "$work/s.rules"; } >"$work/all.rules"
+  { printf 'group app\nmonitor app * *\nmin-size 0\n'; cat "$work/s.rules"; } >"$work/all.rules"
   for rules in all s; do
-    [ $rules = s ] && printf 'group app\nmonitor app * *\n' >"$work/s0.rules" && rules=s0
+    [ $rules = s ] && printf 'group app\nmonitor app * *\nmin-size 0\n' >"$work/s0.rules" && rules=s0
     "$cc" "$plugin" -fplugin-arg-tf-rules="$work/$rules.rules" \
       -fplugin-arg-tf-manifest="$work/$rules.json" -I"$inc" -c hot.c -o "$work/hot.o" ||
       fail "$cc: the suggested rules do not compile"

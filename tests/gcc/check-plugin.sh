@@ -72,13 +72,13 @@ off)
 help)
     cc1=$($cc -print-prog-name=cc1)
     out=$("$cc1" -fplugin="$plugin" --help < /dev/null 2>&1)
-    for opt in verbose=N manifest=FILE rules=FILE off; do
+    for opt in verbose=N manifest=FILE rules=FILE min-size=N off; do
         echo "$out" | grep -q -- "-fplugin-arg-tf-$opt" || fail "plugin help lacks $opt"
     done
     out=$($cc -fplugin="$plugin" -fplugin-arg-tf-colour=1 -I"$inc" -c groups.c -o /dev/null 2>&1) &&
         fail "unknown option accepted"
     echo "$out" | grep -q "unknown plugin option '-fplugin-arg-tf-colour'" || fail "unknown option: $out"
-    for bad in verbose=abc verbose=3 off=yes manifest=; do
+    for bad in verbose=abc verbose=3 off=yes manifest= min-size= min-size=x min-size=-1 min-size=1000001; do
         out=$($cc -fplugin="$plugin" -fplugin-arg-tf-$bad -I"$inc" -c groups.c -o /dev/null 2>&1) &&
             fail "bad value accepted: $bad"
         echo "$out" | grep -q "error: tf: plugin option '-fplugin-arg-tf-$bad' wants" || fail "$bad: $out"

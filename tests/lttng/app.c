@@ -40,11 +40,18 @@ TF_MONITOR(app) static const char *greet(const char *who, double weight, bool lo
     return loud ? "HELLO" : who;
 }
 
+/* Values wider than a word travel as text too (a 128-bit integer in full). */
+TF_MONITOR(app) static __int128 wide(__int128 v, _Complex double z)
+{
+    return v * 3;
+}
+
 TF_MONITOR(app) static void work(int rounds)
 {
     for (int i = 0; i < rounds; i++)
         square(i);
     greet("world", 2.5, rounds > 1, NULL, GREEN);
+    wide(-((__int128)1 << 90), __builtin_complex(1.5, -2.0));
 }
 
 TF_MONITOR(app) static void last_words(long code) {}

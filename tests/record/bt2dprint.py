@@ -12,11 +12,38 @@ ENUM = re.compile(r'^\( (?:"((?:[^"\\]|\\.)*)"|<unknown>) : container = (-?\d+) 
 VALUE = re.compile(r'"(?:[^"\\]|\\.)*"|\{ type = ' + LABEL + r' \}|' + LABEL + r'|[^,]+')
 
 
+def braced(text, i):
+    """The end of the { ... } or [ ... ] that opens at text[i] (no strings inside)."""
+    depth = 0
+    for j in range(i, len(text)):
+        depth += text[j] in '{[' and 1 or text[j] in '}]' and -1 or 0
+        if depth == 0:
+            return j + 1
+    raise ValueError(text[i:])
+
+
+class Span:
+    def __init__(self, text, start, end):
+        self.text, self.end_ = text[start:end], end
+
+    def group(self, n):
+        return self.text
+
+    def end(self):
+        return self.end_
+
+
+def value_at(text, i):
+    if text[i:i + 2] in ('{ ', '[ ') and not text.startswith('{ type = ', i):
+        return Span(text, i, braced(text, i))
+    return VALUE.match(text, i)
+
+
 def fields(text):
     out, i = [], 0
     while i < len(text):
         m = re.match(r'(\w+) = ', text[i:])
-        v = m and VALUE.match(text, i + m.end())
+        v = m and value_at(text, i + m.end())
         if not v:
             raise ValueError(text[i:])
         out.append((m.group(1), v.group(0)))
@@ -65,7 +92,31 @@ def restring(body):
     return '"' + out + '"'
 
 
+def number(v):
+    """An integer as it is, a floating one as dprint's %g."""
+    return v if re.match(r'^-?\d+$', v) else '%g' % float(v)
+
+
+def wide(v):
+    """The recorder's structs for __int128, complex and vector values
+    (docs/trace-format.md, "Values") as dprint shows them."""
+    f = dict(fields(v[2:-2]))
+    if 'hi' in f:
+        return str(int(f['hi']) * 2**64 + int(f['lo']))
+    if 're' in f:
+        im = number(f['im'])
+        return number(f['re']) + ('' if im.startswith('-') else '+') + im + 'i'
+    if 'v' in f:
+        elems = [e for _, e in fields(f['v'][2:-2].replace('[', '_').replace(']', ''))]
+        return '{' + ', '.join(wide(e) if e.startswith('{') else number(e) for e in elems) + '}'
+    if 'unknown' in f:
+        return '?'
+    raise ValueError(v)
+
+
 def value(v):
+    if v.startswith('{ ') and not v.startswith('{ type = '):
+        return wide(v)
     if v.startswith('"'):
         v = restring(v[1:-1])
         if v.endswith('..."'):  # cut at 64 bytes: dprint closes the quote first

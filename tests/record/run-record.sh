@@ -3,14 +3,15 @@
 # compiler plugin, recorded, and the trace read by the real babeltrace2.
 #
 #   run-record.sh CC PLUGIN INCLUDE LIBDIR WORK OPT MODE
-#   run-record.sh CC PLUGIN INCLUDE LIBDIR WORK OPT fixture SRC CXX
+#   run-record.sh CC PLUGIN INCLUDE LIBDIR WORK OPT fixture SRC CXX [TF_DUMP]
 #
 # MODE: calls (babeltrace2's events, converted to dprint lines, equal dprint's
 # trace of the same run, per thread), values0, segv|bus|fpe|ill|abrt (the
 # post-mortem), fork, dl, snapshot, stream, flood, ring4k; fixture: a shared
 # fixture (tests/fixtures) recorded under its expected file's TF_MONITORS with
 # dprint replaced by record, compared with its dprint trace (C++ exceptions,
-# longjmp, noreturn, threads, `char *` values that are no strings).
+# longjmp, noreturn, threads, `char *` values that are no strings); with
+# TF_DUMP, tf-dump's text of the recording too (__int128, complex, vectors).
 # Exit 0 pass, 1 fail, 77 skip (no babeltrace2, or a sanitized build).
 set -u
 cc=$1 plugin=$2 inc=$3 libdir=$4 work=$5 opt=$6 mode=$7
@@ -33,6 +34,11 @@ if [ "$mode" = fixture ]; then
     sed -E 's/0x[0-9a-f]+/0xPTR/g; s/^(\([^)]*\): )[[:space:]]+/\1/' t.dprint | sort -s -t: -k1,1 > t.want
     diff -u t.want t.got || { echo "FAIL: $src $cc $opt: recording and dprint differ"; exit 1; }
     [ -s t.got ] || { echo "FAIL: $src: empty recording"; exit 1; }
+    if [ -n "${10:-}" ]; then
+        "${10}" t 2> t.dumperr | sed -E 's/^\[[0-9.]+\] //; s/0x[0-9a-f]+/0xPTR/g' | sort -s -t: -k1,1 > t.dump ||
+            { cat t.dumperr; echo "FAIL: $src: tf-dump cannot read the recording"; exit 1; }
+        diff -u t.want t.dump || { echo "FAIL: $src $cc $opt: tf-dump's text and dprint differ"; exit 1; }
+    fi
     echo "ok: fixture $src $cc $opt ($(wc -l < t.got) events)"
     exit 0
 fi

@@ -67,7 +67,7 @@ else
     for f in "$corpus"/*.c; do files+=("${f##*/}"); done
 fi
 
-printf 'group all\nmonitor all * *\n' > "$work/all.rules"
+printf 'group all\nmonitor all * *\nmin-size 0\n' > "$work/all.rules"
 configs=()
 [ -n "$gplug" ] && configs+=("gcc:gcc:$gplug")
 [ -n "$cplug" ] && configs+=("clang:$clang:$cplug")

@@ -265,6 +265,35 @@ static void every_kind_of_value(void **state)
     assert_int_equal(decide("n == -5", 1, NULL), 0); /* no values at all */
 }
 
+/* 128-bit integers by their whole value; complex and vector values are no
+ * numbers and never pass. */
+static void wide_values(void **state)
+{
+    __int128 big = (__int128)1 << 64, neg = -((__int128)1 << 64), small = -5;
+    unsigned __int128 ubig = ~(unsigned __int128)0, usmall = 7;
+    double z[2] = {1, 0};
+    int vec[4] = {1, 2, 3, 4};
+    const tf_value v[] = {
+        {"big", TF_K_INT128, 16, {.p = &big}, NULL},       {"neg", TF_K_INT128, 16, {.p = &neg}, NULL},
+        {"small", TF_K_INT128, 16, {.p = &small}, NULL},   {"ubig", TF_K_UINT128, 16, {.p = &ubig}, NULL},
+        {"usmall", TF_K_UINT128, 16, {.p = &usmall}, NULL}, {"z", TF_K_COMPLEX, 16, {.p = z}, "f8*2"},
+        {"vec", TF_K_VECTOR, 16, {.p = vec}, "i4*4"},
+    };
+    const tf_args args = {sizeof v / sizeof v[0], 0, v};
+    const struct { const char *text; int pass; } cases[] = {
+        /* low 64 bits 0: cut to a word, big would equal 0 */
+        {"big == 0", 0}, {"big != 0", 1}, {"big > 9223372036854775807", 1}, {"big < 0", 0},
+        {"neg == 0", 0}, {"neg < -9223372036854775807", 1}, {"neg > -1", 0},
+        {"small == -5", 1}, {"small < -4", 1}, {"small >= -5", 1}, {"small > -5", 0},
+        {"ubig > 9223372036854775807", 1}, {"ubig == -1", 0}, {"ubig > -1", 1}, {"ubig <= 5", 0},
+        {"usmall == 7", 1}, {"usmall != 7", 0}, {"usmall < 8", 1}, {"usmall > -3", 1},
+        {"z == 1", 0}, {"z != 1", 0}, {"vec == 1", 0}, {"vec != 1", 0}, {"big == abc", 0},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+        if (decide(cases[k].text, 3, &args) != cases[k].pass)
+            fail_msg("'%s' should %s", cases[k].text, cases[k].pass ? "pass" : "not pass");
+}
+
 static void durations(void **state)
 {
     tf_cond cond;
@@ -523,6 +552,7 @@ int main(void)
         cmocka_unit_test(echoed_input_is_escaped),
         cmocka_unit_test(triggers_across_lines),
         cmocka_unit_test(every_kind_of_value),
+        cmocka_unit_test(wide_values),
         cmocka_unit_test(durations),
         cmocka_unit_test_setup_teardown(arguments_decide_at_entry, setup, teardown),
         cmocka_unit_test_setup_teardown(depth_counts_calls_in_progress, setup, teardown),

@@ -166,6 +166,22 @@ static void strings_are_copied_and_cut(void **state)
     hook_exit(mm, ID_OUTER, NULL);
 }
 
+/* Values passed by address are kept as they were at entry; one too big to
+ * keep is shown unknown, never read from a dead frame. */
+static void wide_values_are_copied(void **state)
+{
+    __int128 x = -((__int128)1 << 100);
+    int vec[4] = {1, 2, 3, 4};
+    int big[32] = {0};
+    tf_monitor *mm = hook_load(&ops_holder);
+    tf_value v[] = {{"x", TF_K_INT128, 16, {.p = &x}, NULL}, {"vec", TF_K_VECTOR, 16, {.p = vec}, "i4*4"},
+                    {"big", TF_K_VECTOR, sizeof big, {.p = big}, "i4*32"}};
+    hook_enter(mm, ID_INNER, v, 3);
+    x = 0, vec[0] = 9; /* the function changes its parameters; the context must not */
+    assert_string_equal(context(), "  ops.inner(x=-1267650600228229401496703205376, vec={1, 2, 3, 4}, big=?)\n");
+    hook_exit(mm, ID_INNER, NULL);
+}
+
 static void *other_thread(void *arg)
 {
     middle(1);
@@ -334,6 +350,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(longjmp_then_same_call, setup, teardown),
         cmocka_unit_test_setup_teardown(unwinding_pops_frames, setup, teardown),
         cmocka_unit_test_setup_teardown(strings_are_copied_and_cut, setup, teardown),
+        cmocka_unit_test_setup_teardown(wide_values_are_copied, setup, teardown),
         cmocka_unit_test_setup_teardown(stacks_are_per_thread, setup, teardown),
         cmocka_unit_test_setup_teardown(errno_is_kept, setup, teardown),
         cmocka_unit_test_setup_teardown(crash_handler_prints_context, setup, teardown),

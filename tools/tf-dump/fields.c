@@ -3,8 +3,11 @@
  * tf_values so that libtf's own formatter (tf_value_format) prints them
  * exactly as dprint does: integers by signedness, a base-16 integer as a
  * pointer (0: NULL), an enumeration by its label (bool is the enumeration
- * false/true), floating point, strings, and anything compound as {...}.
+ * false/true), floating point, strings, __int128, complex and vector values
+ * from the recorder's structs for them, any other struct as {...}.
  */
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,7 +16,7 @@
 static const char *const known[][4] = {
     [TD_ENTER] = {"func", NULL},
     [TD_EXIT] = {"func", "result", NULL},
-    [TD_INFO] = {"func", "info", NULL},
+    [TD_INFO] = {"func", "info", "tp", NULL},
     [TD_EXCEPTION] = {"func", "kind", "type", NULL},
 };
 
@@ -64,10 +67,105 @@ static const bt_field *selected(const bt_field *fld)
     return fld;
 }
 
+/* ---- values the recorder writes as structs (docs/trace-format.md, "Values");
+ * babeltrace2 drops the leading `_` of CTF 1.8 names (_lo is lo). */
+static const bt_field *member_of(const bt_field *fld, const char *name)
+{
+    return bt_field_structure_borrow_member_field_by_name_const(fld, name);
+}
+
+/* An __int128 recorded as its halves into out; 1 if signed, -1 if fld is none. */
+static int int128_of(const bt_field *fld, unsigned char *out)
+{
+    const bt_field *lo = fld ? member_of(fld, "lo") : NULL, *hi = fld ? member_of(fld, "hi") : NULL;
+    if (!lo || !hi || !bt_field_class_type_is(bt_field_get_class_type(hi), BT_FIELD_CLASS_TYPE_INTEGER))
+        return -1;
+    int sign = bt_field_class_type_is(bt_field_get_class_type(hi), BT_FIELD_CLASS_TYPE_SIGNED_INTEGER);
+    uint64_t l = bt_field_integer_unsigned_get_value(lo);
+    uint64_t h = sign ? (uint64_t)bt_field_integer_signed_get_value(hi) : bt_field_integer_unsigned_get_value(hi);
+    memcpy(out, &l, 8); /* little-endian, as the ABI keeps it on every target TF runs on */
+    memcpy(out + 8, &h, 8);
+    return sign;
+}
+
+static double real_of(const bt_field *fld)
+{
+    return bt_field_get_class_type(fld) == BT_FIELD_CLASS_TYPE_SINGLE_PRECISION_REAL
+               ? bt_field_real_single_precision_get_value(fld)
+               : bt_field_real_double_precision_get_value(fld);
+}
+
+/* One vector element into out; its class letter and bytes, 0 if unknown. */
+static char element_of(const bt_field *el, unsigned char *out, unsigned *bytes)
+{
+    bt_field_class_type t = bt_field_get_class_type(el);
+    if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_REAL)) {
+        double d = real_of(el);
+        memcpy(out, &d, *bytes = 8);
+        return 'f';
+    }
+    if (t == BT_FIELD_CLASS_TYPE_STRUCTURE) {
+        int sign = int128_of(el, out);
+        *bytes = 16;
+        return sign < 0 ? 0 : sign ? 'i' : 'u';
+    }
+    if (!bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_INTEGER))
+        return 0;
+    *bytes = (unsigned)bt_field_class_integer_get_field_value_range(bt_field_borrow_class_const(el)) / 8;
+    uint64_t u = bt_field_integer_unsigned_get_value(el); /* the bits, whatever the sign */
+    memcpy(out, &u, *bytes); /* little-endian: the low bytes */
+    return bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER) ? 'i' : 'u';
+}
+
+static int vector_of(td_slot *s, const bt_field *arr)
+{
+    uint64_t n = bt_field_array_get_length(arr);
+    unsigned bytes = 0, at = 0;
+    char cls = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        unsigned char el[16];
+        cls = element_of(bt_field_array_borrow_element_field_by_index_const(arr, i), el, &bytes);
+        if (!cls || bytes > 16 || at + bytes > sizeof s->bytes)
+            return TF_K_NONE;
+        memcpy(s->bytes + at, el, bytes);
+        at += bytes;
+    }
+    if (!n)
+        return TF_K_NONE;
+    snprintf(s->code, sizeof s->code, "%c%u*%u", cls, bytes, (unsigned)n);
+    s->v.size = at;
+    return TF_K_VECTOR;
+}
+
+/* The kind of a struct field the recorder wrote for a value, -1 for a struct
+ * value (its spelling). */
+static int wide_of(td_slot *s, const bt_field *fld)
+{
+    const bt_field *re = member_of(fld, "re"), *im = member_of(fld, "im"), *vec = member_of(fld, "v");
+    int sign = int128_of(fld, s->bytes);
+    s->v.v.p = s->bytes;
+    s->v.type = s->code;
+    if (sign >= 0) {
+        s->v.size = 16;
+        return sign ? TF_K_INT128 : TF_K_UINT128;
+    }
+    if (re && im && bt_field_class_type_is(bt_field_get_class_type(re), BT_FIELD_CLASS_TYPE_REAL)) {
+        double d[2] = {real_of(re), real_of(im)};
+        memcpy(s->bytes, d, sizeof d);
+        strcpy(s->code, "f8*2");
+        s->v.size = 16;
+        return TF_K_COMPLEX;
+    }
+    if (vec && bt_field_class_type_is(bt_field_get_class_type(vec), BT_FIELD_CLASS_TYPE_ARRAY))
+        return vector_of(s, vec);
+    return member_of(fld, "unknown") ? TF_K_NONE : -1;
+}
+
 static void value_of(td_slot *s, const bt_field *fld, const char *name)
 {
     tf_value *v = &s->v;
-    memset(s, 0, sizeof *s);
+    int kind;
+    memset(s, 0, offsetof(td_slot, bytes));
     v->name = name;
     fld = selected(fld);
     bt_field_class_type t = fld ? bt_field_get_class_type(fld) : BT_FIELD_CLASS_TYPE_OPTION;
@@ -101,9 +199,25 @@ static void value_of(td_slot *s, const bt_field *fld, const char *name)
     } else if (t == BT_FIELD_CLASS_TYPE_STRING) {
         v->kind = TF_K_STR;
         v->v.s = bt_field_string_get_value(fld);
+    } else if (t == BT_FIELD_CLASS_TYPE_STRUCTURE && (kind = wide_of(s, fld)) >= 0) {
+        v->kind = (uint32_t)kind;
     } else {
         v->kind = TF_K_STRUCT;
     }
+}
+
+/* The slot's value, its pointers into the slot where it is now (the array
+ * of slots may have moved since it was read). */
+static tf_value slot_value(td_slot *s)
+{
+    tf_value v = s->v;
+    if (v.kind == TF_K_ENUM)
+        v.type = &s->type;
+    if (v.kind == TF_K_INT128 || v.kind == TF_K_UINT128 || v.kind == TF_K_COMPLEX || v.kind == TF_K_VECTOR) {
+        v.v.p = s->bytes;
+        v.type = s->code;
+    }
+    return v;
 }
 
 static const char *text_of(const bt_field *fld)
@@ -184,7 +298,7 @@ static void payload(td_fields *f, const bt_field *p)
     }
     if (f->e.nargs && (f->values = malloc(f->e.nargs * sizeof *f->values))) {
         for (uint32_t i = 0; i < f->e.nargs; i++)
-            f->values[i] = f->args[i].v;
+            f->values[i] = slot_value(&f->args[i]);
         f->e.args = f->values;
     }
 }

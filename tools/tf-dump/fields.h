@@ -12,6 +12,8 @@ typedef struct td_slot {   /* one value and what its formatting needs */
     tf_value v;
     tf_enum_type type;
     tf_enumerator item;
+    char code[24];             /* COMPLEX, VECTOR: the element code */
+    _Alignas(16) unsigned char bytes[256]; /* INT128, COMPLEX, VECTOR: v.p (the recorder's RC_VECTOR_MAX) */
 } td_slot;
 
 typedef struct td_fields {

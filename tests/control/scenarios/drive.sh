@@ -4,7 +4,10 @@
 start_app TF_MONITORS='app=timing' TF_OUTPUT="$work/out.txt" TF_OUTPUT_BUFFER=line
 
 "$tfctl" list | grep -q "^$pid	$app\$" || fail "tf-ctl list does not show $pid"
-ctl status | grep -q "^pid	$pid\$" || fail "status"
+ctl status >status.txt || fail "status"
+grep -q "^pid	$pid\$" status.txt || fail "status: $(cat status.txt)"
+# Four threads calling monitored code, no signal handler: no call skipped.
+grep -qx "untraced	0" status.txt || fail "status: untraced: $(cat status.txt)"
 ctl groups >groups.txt || fail "groups"
 expect_same groups 'app	timing	subgroups: req work
 req	-

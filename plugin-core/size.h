@@ -1,0 +1,49 @@
+/*
+ * size.h: the size threshold of rules-file instrumentation, modelled on
+ * XRay's -fxray-instruction-threshold. A function a rules file would monitor
+ * gets no hooks when its body is too small to be worth a check on every call
+ * (getters, one-line wrappers: the functions a compiler inlines, where the
+ * fast path's load and branch cost most, README "Cost"). Functions with
+ * TF_MONITOR in the source are always instrumented.
+ *
+ * Both plugins measure the body as written (Clang's AST, GCC's GENERIC
+ * before gimplification), so the two and tf-scan decide alike. Its size is
+ * the number of operations: calls (constructor calls too), assignments
+ * (=, op=, ++, --, an initialised local variable) and branches (if, ?:,
+ * switch, &&, ||, and each loop and goto). Unlike XRay without
+ * -fxray-ignore-loops, a loop does not make a function large: XRay measures
+ * after inlining, TF before, and a short loop (a compare, a varint reader)
+ * is what a compiler inlines into its hot caller unless the fast path's
+ * check makes it too big (bench/README.md "Instrumenting everything").
+ */
+#ifndef TF_CORE_SIZE_H
+#define TF_CORE_SIZE_H
+
+#include <string>
+
+namespace tf {
+namespace core {
+
+/* min-size when neither the rules file nor -fplugin-arg-tf-min-size says:
+ * chosen from bench/ (bench/README.md "Instrumenting everything"). */
+constexpr unsigned default_min_size = 10;
+/* The largest min-size accepted: beyond it nothing but loops is traced. */
+constexpr unsigned max_min_size = 1000000;
+
+struct body_size {
+    unsigned ops = 0;
+};
+
+/* True when a function matched by a rules file stays uninstrumented. */
+bool too_small(const body_size &s, unsigned min_size);
+
+/* Why: "3 operations, under min-size 4" (for verbose notes). */
+std::string too_small_text(const body_size &s, unsigned min_size);
+
+/* Parses a min-size value (decimal, 0..max_min_size); "" or the error. */
+std::string parse_min_size(const std::string &text, unsigned &out);
+
+} // namespace core
+} // namespace tf
+
+#endif
