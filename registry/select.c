@@ -28,11 +28,13 @@ int tf__function_matches(const char *glob, const tf_tu *tu, const char *name)
 {
     if (!strchr(glob, '.'))
         return fnmatch(glob, name, 0) == 0;
-    size_t n = strlen(tu->name) + strlen(name) + 2;
-    char small[512], *full = n <= sizeof small ? small : malloc(n);
+    size_t t = strlen(tu->name), k = strlen(name);
+    char small[512], *full = t + k + 2 <= sizeof small ? small : malloc(t + k + 2);
     if (!full)
         return 0;
-    snprintf(full, n, "%s.%s", tu->name, name);
+    memcpy(full, tu->name, t);
+    full[t] = '.';
+    memcpy(full + t + 1, name, k + 1);
     int hit = fnmatch(glob, full, 0) == 0;
     if (full != small)
         free(full);

@@ -213,7 +213,7 @@ static const tf_name calib_names[2] = {
 static const tf_tu_group calib_groups[1] = {{"tf_timing_calibration", &calib_holder}};
 static tf_tu calib_tu = {TF_TU_ABI, sizeof(tf_tu), "<tf timing calibration>",
                          "tf_timing_calibration", 2, 1, 0, 0, calib_names, calib_groups, NULL,
-                         TF_VERSION};
+                         TF_VERSION, NULL};
 
 #define CALIB_CHILDREN 1000
 

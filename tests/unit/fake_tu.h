@@ -33,11 +33,11 @@ static const tf_group_decl io_decls[] = {
     {"io_write", NULL, 0, 0},
 };
 static tf_tu iostream_tu __attribute__((unused)) = {TF_TU_ABI, sizeof(tf_tu), "src/iostream.c", "iostream", 4, 2, 3, 0,
-                            io_names, io_groups, io_decls};
+                            io_names, io_groups, io_decls, NULL, NULL};
 /* The same TU as a plugin of a future TF would emit it: libtf refuses it. */
 #define FUTURE_TU_ABI 99u
 static tf_tu future_tu __attribute__((unused)) = {FUTURE_TU_ABI, sizeof(tf_tu), "src/future.c", "future", 4, 2, 3, 0,
-                            io_names, io_groups, io_decls, "9.4"};
+                            io_names, io_groups, io_decls, "9.4", NULL};
 
 /* What the plugin generates around a body, in a form tests can call. */
 static inline tf_monitor *hook_load(tf_monitor **holder)

@@ -13,11 +13,11 @@ expect_same groups 'app	timing	subgroups: req work
 req	-
 work	-' groups.txt
 ctl functions >functions.txt
-expect_same functions 'ctlapp.fail	req	on
-ctlapp.handle	req	on
-ctlapp.step	work	on' functions.txt
+expect_same functions 'ctlapp.fail	req	on	selected
+ctlapp.handle	req	on	selected
+ctlapp.step	work	on	selected' functions.txt
 ctl functions 'ctlapp.h*' >functions.txt
-expect_same functions-glob 'ctlapp.handle	req	on' functions.txt
+expect_same functions-glob 'ctlapp.handle	req	on	selected' functions.txt
 
 ctl register 'req=dprint if id == 5' || fail "register"
 say call 5 0
