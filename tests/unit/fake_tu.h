@@ -39,6 +39,14 @@ static tf_tu iostream_tu __attribute__((unused)) = {TF_TU_ABI, sizeof(tf_tu), "s
 static tf_tu future_tu __attribute__((unused)) = {FUTURE_TU_ABI, sizeof(tf_tu), "src/future.c", "future", 4, 2, 3, 0,
                             io_names, io_groups, io_decls, "9.4", NULL};
 
+/* The cmocka teardown of tests that register iostream_tu in their setup. */
+__attribute__((unused)) static int iostream_teardown(void **state)
+{
+    tf_clear_all();
+    tf_tu_unregister(&iostream_tu);
+    return 0;
+}
+
 /* What the plugin generates around a body, in a form tests can call. */
 static inline tf_monitor *hook_load(tf_monitor **holder)
 {

@@ -91,13 +91,6 @@ static int setup(void **state)
     return 0;
 }
 
-static int teardown(void **state)
-{
-    tf_clear_all();
-    tf_tu_unregister(&iostream_tu);
-    return 0;
-}
-
 static void flattens_and_drops_duplicates(void **state)
 {
     tf_factory *ab[] = {&fa, &fb};
@@ -219,12 +212,12 @@ static void junk_flags_still_get_values(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(flattens_and_drops_duplicates, setup, teardown),
-        cmocka_unit_test_setup_teardown(degenerate_compositions, setup, teardown),
-        cmocka_unit_test_setup_teardown(every_event_is_forwarded, setup, teardown),
-        cmocka_unit_test_setup_teardown(builtin_factories_are_singletons, setup, teardown),
-        cmocka_unit_test_setup_teardown(values_only_for_monitors_that_read_them, setup, teardown),
-        cmocka_unit_test_setup_teardown(junk_flags_still_get_values, setup, teardown),
+        cmocka_unit_test_setup_teardown(flattens_and_drops_duplicates, setup, iostream_teardown),
+        cmocka_unit_test_setup_teardown(degenerate_compositions, setup, iostream_teardown),
+        cmocka_unit_test_setup_teardown(every_event_is_forwarded, setup, iostream_teardown),
+        cmocka_unit_test_setup_teardown(builtin_factories_are_singletons, setup, iostream_teardown),
+        cmocka_unit_test_setup_teardown(values_only_for_monitors_that_read_them, setup, iostream_teardown),
+        cmocka_unit_test_setup_teardown(junk_flags_still_get_values, setup, iostream_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

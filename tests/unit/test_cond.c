@@ -402,13 +402,6 @@ static int setup(void **state)
     return 0;
 }
 
-static int teardown(void **state)
-{
-    tf_clear_all();
-    tf_tu_unregister(&iostream_tu);
-    return 0;
-}
-
 static void arguments_decide_at_entry(void **state)
 {
     watch("x > 3");
@@ -554,16 +547,16 @@ int main(void)
         cmocka_unit_test(every_kind_of_value),
         cmocka_unit_test(wide_values),
         cmocka_unit_test(durations),
-        cmocka_unit_test_setup_teardown(arguments_decide_at_entry, setup, teardown),
-        cmocka_unit_test_setup_teardown(depth_counts_calls_in_progress, setup, teardown),
-        cmocka_unit_test_setup_teardown(time_holds_the_entry_until_the_exit, setup, teardown),
-        cmocka_unit_test_setup_teardown(exceptions_keep_their_place, setup, teardown),
-        cmocka_unit_test_setup_teardown(info_only_inside_a_passed_call, setup, teardown),
-        cmocka_unit_test_setup_teardown(held_strings_are_copies, setup, teardown),
-        cmocka_unit_test_setup_teardown(strings_that_are_not_strings, setup, teardown),
-        cmocka_unit_test_setup_teardown(frames_skipped_by_longjmp, setup, teardown),
-        cmocka_unit_test_setup_teardown(values_only_when_something_reads_them, setup, teardown),
-        cmocka_unit_test_setup_teardown(threads_each_have_their_calls, setup, teardown),
+        cmocka_unit_test_setup_teardown(arguments_decide_at_entry, setup, iostream_teardown),
+        cmocka_unit_test_setup_teardown(depth_counts_calls_in_progress, setup, iostream_teardown),
+        cmocka_unit_test_setup_teardown(time_holds_the_entry_until_the_exit, setup, iostream_teardown),
+        cmocka_unit_test_setup_teardown(exceptions_keep_their_place, setup, iostream_teardown),
+        cmocka_unit_test_setup_teardown(info_only_inside_a_passed_call, setup, iostream_teardown),
+        cmocka_unit_test_setup_teardown(held_strings_are_copies, setup, iostream_teardown),
+        cmocka_unit_test_setup_teardown(strings_that_are_not_strings, setup, iostream_teardown),
+        cmocka_unit_test_setup_teardown(frames_skipped_by_longjmp, setup, iostream_teardown),
+        cmocka_unit_test_setup_teardown(values_only_when_something_reads_them, setup, iostream_teardown),
+        cmocka_unit_test_setup_teardown(threads_each_have_their_calls, setup, iostream_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -70,13 +70,6 @@ static int setup(void **state)
     return 0;
 }
 
-static int teardown(void **state)
-{
-    tf_clear_all();
-    tf_tu_unregister(&iostream_tu);
-    return 0;
-}
-
 /* ---- tests -------------------------------------------------------------------- */
 
 static void name_tables(void **state)
@@ -392,22 +385,22 @@ static void foreach_visits_registered(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(name_tables, setup, teardown),
-        cmocka_unit_test_setup_teardown(nothing_registered_means_null_holders, setup, teardown),
-        cmocka_unit_test_setup_teardown(register_on_parent_reaches_subgroups, setup, teardown),
-        cmocka_unit_test_setup_teardown(register_on_subgroup_only, setup, teardown),
-        cmocka_unit_test_setup_teardown(both_levels_compose, setup, teardown),
-        cmocka_unit_test_setup_teardown(replacing_and_reusing, setup, teardown),
-        cmocka_unit_test_setup_teardown(late_tu_gets_monitor_and_leaves_cleanly, setup, teardown),
-        cmocka_unit_test_setup_teardown(groups_merge_across_tus_and_cycles_are_refused, setup, teardown),
-        cmocka_unit_test_setup_teardown(many_containing_groups_and_factories, setup, teardown),
-        cmocka_unit_test_setup_teardown(malformed_descriptors_are_refused, setup, teardown),
-        cmocka_unit_test_setup_teardown(older_abi_is_taken, setup, teardown),
-        cmocka_unit_test_setup_teardown(future_abi_is_refused_naming_both_versions, setup, teardown),
-        cmocka_unit_test_setup_teardown(descriptors_without_version_are_taken, setup, teardown),
-        cmocka_unit_test_setup_teardown(bad_arguments, setup, teardown),
-        cmocka_unit_test_setup_teardown(guard_stops_recursion_and_errno_is_kept, setup, teardown),
-        cmocka_unit_test_setup_teardown(foreach_visits_registered, setup, teardown),
+        cmocka_unit_test_setup_teardown(name_tables, setup, iostream_teardown),
+        cmocka_unit_test_setup_teardown(nothing_registered_means_null_holders, setup, iostream_teardown),
+        cmocka_unit_test_setup_teardown(register_on_parent_reaches_subgroups, setup, iostream_teardown),
+        cmocka_unit_test_setup_teardown(register_on_subgroup_only, setup, iostream_teardown),
+        cmocka_unit_test_setup_teardown(both_levels_compose, setup, iostream_teardown),
+        cmocka_unit_test_setup_teardown(replacing_and_reusing, setup, iostream_teardown),
+        cmocka_unit_test_setup_teardown(late_tu_gets_monitor_and_leaves_cleanly, setup, iostream_teardown),
+        cmocka_unit_test_setup_teardown(groups_merge_across_tus_and_cycles_are_refused, setup, iostream_teardown),
+        cmocka_unit_test_setup_teardown(many_containing_groups_and_factories, setup, iostream_teardown),
+        cmocka_unit_test_setup_teardown(malformed_descriptors_are_refused, setup, iostream_teardown),
+        cmocka_unit_test_setup_teardown(older_abi_is_taken, setup, iostream_teardown),
+        cmocka_unit_test_setup_teardown(future_abi_is_refused_naming_both_versions, setup, iostream_teardown),
+        cmocka_unit_test_setup_teardown(descriptors_without_version_are_taken, setup, iostream_teardown),
+        cmocka_unit_test_setup_teardown(bad_arguments, setup, iostream_teardown),
+        cmocka_unit_test_setup_teardown(guard_stops_recursion_and_errno_is_kept, setup, iostream_teardown),
+        cmocka_unit_test_setup_teardown(foreach_visits_registered, setup, iostream_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
