@@ -10,7 +10,7 @@ namespace tf {
 
 // ---- shape 3.1: fast path and traced clone ---------------------------------
 // What cannot be forwarded or copied keeps the in-place shape 3.2.
-bool Instrumenter::cloneable(llvm::Function *f) {
+bool Instrumenter::cloneable(llvm::Function *f) const {
   if (f->isVarArg() || f->hasFnAttribute(Attribute::Naked) || f->hasFnAttribute(Attribute::NoDuplicate) ||
       f->hasFnAttribute(Attribute::ReturnsTwice))
     return false;
@@ -29,6 +29,14 @@ bool Instrumenter::cloneable(llvm::Function *f) {
       if (cb->hasFnAttr(Attribute::ReturnsTwice) || cb->cannotDuplicate()) return false;
       if (llvm::Function *callee = cb->getCalledFunction()) {
         if (callee->hasFnAttribute(Attribute::ReturnsTwice)) return false;
+        // A static function called only here: the copy would give it a second
+        // caller and LLVM would no longer inline it as a static function's last
+        // call (its large bonus), so with tracing off f would run slower than
+        // without TF (SQLite, bench/README.md "What is left"). In place, f's one
+        // body keeps the one call. (f's calls of info functions are removed.)
+        if (callee != f && callee->hasLocalLinkage() && !callee->isDeclaration() && callee->hasOneUse() &&
+            !infoFns.count(callee))
+          return false;
         Intrinsic::ID iid = callee->getIntrinsicID();
         if (iid == Intrinsic::localescape || iid == Intrinsic::vastart || iid == Intrinsic::eh_sjlj_setjmp)
           return false;

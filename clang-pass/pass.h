@@ -48,7 +48,7 @@ class Instrumenter {
 
  private:
   // ---- clone.cpp: shape 3.1, fast path and traced clone ------------------
-  static bool cloneable(llvm::Function *f);
+  bool cloneable(llvm::Function *f) const;
   void makeClone(Site &s);
 
   // ---- pass.cpp: the sites, monitored and info functions -----------------

@@ -1,9 +1,11 @@
 #!/bin/bash
 # fastpath.sh CLANG PLUGIN INCLUDE WORK OPT (exit 77 without LLVM opt): the split shape of
 # docs/code-shape.md section 3.1, read from the IR and the object code at -O0
-# and -O2: f loads the holder and calls f.tf_traced (a local, cold, noinline
-# function holding every hook); f's own code calls no hook and no info
-# function; the variadic function keeps its hooks in place; -g output verifies.
+# and -O2: f loads its slot (__tf_slots[id]) and calls f.tf_traced (a local,
+# cold, noinline function holding every hook); f's own code calls no hook and no
+# info function; the variadic function keeps its hooks in place, and so does
+# the only caller of a static function (a copy would be a second caller, and
+# LLVM would stop inlining it there); -g output verifies.
 set -u
 cc=$1 plugin=$2 inc=$3 work=$4 opt_tool=${5:-}
 [ -n "$opt_tool" ] || { echo "skip: no LLVM opt tool (llvm-14)"; exit 77; }
@@ -17,6 +19,11 @@ TF_GROUP(fp);
 TF_INFO(TF_TP_NONE) static void note(int v) {}
 TF_MONITOR(fp) long fib(int n) { note(n); return n < 2 ? n : fib(n - 1) + fib(n - 2); }
 TF_MONITOR(fp) int vsum(int n, ...) { va_list ap; va_start(ap, n); int s = va_arg(ap, int); va_end(ap); return s; }
+static __attribute__((noinline)) int helper(int x) { return x * 7 + 1; }
+TF_MONITOR(fp) int sole(int x) { return helper(x); }
+static int shared(int x) { return x * 5 + 3; }
+TF_MONITOR(fp) int one(int x) { return shared(x); }
+TF_MONITOR(fp) int two(int x) { return shared(x + 1); }
 SRC
 # One function's IR: from its define to the closing brace.
 irbody() { awk -v f="@$2(" 'index($0, "define ") == 1 && index($0, f) { on = 1 } on { print } on && /^}/ { exit }' "$1"; }
@@ -27,18 +34,21 @@ for opt in -O0 -O2; do
     irbody "$work/fp$opt.ll" fib.tf_traced > "$work/clone$opt.ll"
     [ -s "$work/clone$opt.ll" ] || fail "$opt: no fib.tf_traced"
     head -1 "$work/clone$opt.ll" | grep -q '^define internal ' || fail "$opt: fib.tf_traced is not internal"
-    grep -q 'load atomic .*@__tf_holder_fp acquire' "$work/fib$opt.ll" || fail "$opt: fib does not load the holder"
+    grep -q 'load atomic .*@__tf_slots.* acquire' "$work/fib$opt.ll" || fail "$opt: fib does not load its slot"
     grep -q 'call .*@fib\.tf_traced(' "$work/fib$opt.ll" || fail "$opt: fib does not call its clone"
     grep -qE 'call void %' "$work/fib$opt.ll" && fail "$opt: fib calls a hook"
     grep -q '@note' "$work/fib$opt.ll" && fail "$opt: fib calls the info function"
     grep -qE 'call void %' "$work/clone$opt.ll" || fail "$opt: the clone has no hook"
-    grep -q '__tf_holder' "$work/clone$opt.ll" && fail "$opt: the clone loads the holder again"
+    grep -q '__tf_slots' "$work/clone$opt.ll" && fail "$opt: the clone loads the slot again"
     attrs=$(head -1 "$work/clone$opt.ll" | grep -oE '#[0-9]+ \{' | tr -d ' {')
     grep -E "^attributes $attrs = " "$work/fp$opt.ll" | grep -q 'cold' || fail "$opt: the clone is not cold"
     grep -E "^attributes $attrs = " "$work/fp$opt.ll" | grep -q 'noinline' || fail "$opt: the clone is not noinline"
     grep -E "^attributes $attrs = " "$work/fp$opt.ll" | grep -q '"tf-enhanced"' || fail "$opt: the clone is not marked"
     grep -q 'vsum\.tf_traced' "$work/fp$opt.ll" && fail "$opt: variadic vsum was cloned"
     irbody "$work/fp$opt.ll" vsum | grep -qE 'call void %' || fail "$opt: vsum lost its hooks"
+    grep -q 'sole\.tf_traced' "$work/fp$opt.ll" && fail "$opt: sole, helper's only caller, was cloned"
+    irbody "$work/fp$opt.ll" sole | grep -qE 'call void %' || fail "$opt: sole lost its hooks"
+    grep -q 'one\.tf_traced' "$work/fp$opt.ll" || fail "$opt: one, a caller of shared among others, was not cloned"
     $cc $opt -g -fplugin="$plugin" -I"$inc" -c "$work/fp.c" -o "$work/fp$opt.o" || fail "$opt -g: compile"
     objdump -t "$work/fp$opt.o" | grep -qE '^[0-9a-f]+ l +F .* fib\.tf_traced$' || fail "$opt: no local fib.tf_traced symbol"
     $cc $opt -g -fplugin="$plugin" -I"$inc" -S -emit-llvm "$work/fp.c" -o "$work/fpg$opt.ll" || fail "$opt -g: IR"
