@@ -131,9 +131,17 @@ tree abi_holder(const std::string &group)
  * by id (ABI 3); made with the descriptor, zero until the registry fills it. */
 static tree slots_var;
 
+static tree slots(void)
+{
+    if (!slots_var) /* the name table is complete before any function is instrumented */
+        slots_var = make_static("__tf_slots", build_array_type_nelts(ptr_type_node, tu.table.names.size()),
+                                NULL_TREE, false);
+    return slots_var;
+}
+
 tree abi_slot(int id)
 {
-    return build4(ARRAY_REF, ptr_type_node, slots_var, size_int(id), NULL_TREE, NULL_TREE);
+    return build4(ARRAY_REF, ptr_type_node, slots(), size_int(id), NULL_TREE, NULL_TREE);
 }
 
 static tree ctor_of(tree type, const std::vector<tree> &values)
@@ -322,14 +330,12 @@ void abi_emit_data(void)
     if (opts.off || t.names.empty() || tu_desc)
         return;
     tree type = abi_record("tf_tu");
-    slots_var = make_static("__tf_slots", build_array_type_nelts(ptr_type_node, t.names.size()),
-                            NULL_TREE, false);
     tree init = ctor_of(type, {uint_cst(u32(), TF_TU_ABI), uint_cst(u32(), core::size_tf_tu),
                                abi_string(main_input_filename), abi_string(tu_base_name()),
                                uint_cst(u32(), t.names.size()), uint_cst(u32(), t.used_groups.size()),
                                uint_cst(u32(), groups.size()),
                                uint_cst(u32(), 0), names_table(), groups_table(), decls_table(),
-                               abi_string(core::tf_version), build_fold_addr_expr(slots_var)});
+                               abi_string(core::tf_version), build_fold_addr_expr(slots())});
     tu_desc = make_static("__tf_tu", type, init, false);
     emit_cdtors(build_fold_addr_expr(tu_desc));
     if (opts.verbose)

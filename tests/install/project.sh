@@ -48,7 +48,7 @@ int main(void) { printf("%d\n", scale(add(2, 3))); return 0; }
 SRC
     # util.c has no annotations: the rules file instruments it.
     printf 'int scale(int x) { return 3 * x; }\n' > util.c
-    printf 'group util\nmonitor util util.c *\n' > rules.txt
+    printf 'group util\nmin-size 0\nmonitor util util.c *\n' > rules.txt
 }
 check_app() { # check_app PROGRAM: both groups traced
     name=$(basename "$1")
