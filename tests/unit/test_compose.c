@@ -11,6 +11,7 @@
 #include <tf/monitors.h>
 
 #include "fake_tu.h"
+#include "stderr_of.h"
 
 static char log_text[512];
 
@@ -64,25 +65,6 @@ static tf_monitor *junk_create(tf_factory *f, const tf_tu *tu)
     return &r->base;
 }
 static tf_factory fjunk = {"J", junk_create, 0}, fjunk_unguarded = {"U", junk_create, TF_FACTORY_NO_GUARD};
-
-/* Runs fn with stderr going to a file; returns what it wrote. */
-static const char *stderr_of(void (*fn)(void))
-{
-    static char text[1024];
-    fflush(stderr);
-    int saved = dup(2);
-    FILE *f = tmpfile();
-    dup2(fileno(f), 2);
-    fn();
-    fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
-    rewind(f);
-    size_t n = fread(text, 1, sizeof text - 1, f);
-    text[n] = 0;
-    fclose(f);
-    return text;
-}
 
 static int setup(void **state)
 {

@@ -13,6 +13,7 @@
 #include <tf/monitors.h>
 
 #include "fake_tu.h"
+#include "stderr_of.h"
 
 /* ---- a user monitor that counts what it sees --------------------------------- */
 
@@ -282,24 +283,15 @@ static void older_abi_is_taken(void **state)
     tf_tu_unregister(&abi1);
 }
 
-/* What tf_tu_register says on stderr about tu. */
-static char *register_message(tf_tu *tu)
+static void register_tu(void *tu)
 {
-    static char text[512];
-    fflush(stderr);
-    int saved = dup(2);
-    FILE *f = tmpfile();
-    assert_non_null(f);
-    dup2(fileno(f), 2);
     tf_tu_register(tu);
-    fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
-    rewind(f);
-    size_t n = fread(text, 1, sizeof text - 1, f);
-    text[n] = 0;
-    fclose(f);
-    return text;
+}
+
+/* What tf_tu_register says on stderr about tu. */
+static const char *register_message(tf_tu *tu)
+{
+    return stderr_of_call(register_tu, tu);
 }
 
 /* A TU of a TF_TU_ABI this libtf does not take is named, with the TF that

@@ -14,6 +14,8 @@
 #include <tf/monitors.h>
 #include <tf/registry.h>
 
+#include "stderr_of.h"
+
 #define NAME(n, flags, group) {n, flags, group, "sel.c", __LINE__, 0}
 
 /* TU "sel": alpha and beta in group g1, gamma in g2, an info function. */
@@ -155,25 +157,6 @@ static void malformed_items_change_nothing(void **state)
     /* closed classes, escapes and negated classes are fine */
     assert_int_equal(tf_select("-[b]eta,-g\\amma,-[!a]lpha"), TF_OK);
     assert_string_equal(on(sel_slots), "a--");
-}
-
-/* Runs fn with stderr going to a file; returns what it wrote. */
-static const char *stderr_of(void (*fn)(void))
-{
-    static char buf[1024];
-    FILE *tmp = tmpfile();
-    int saved = dup(2);
-    fflush(stderr);
-    dup2(fileno(tmp), 2);
-    fn();
-    fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
-    rewind(tmp);
-    size_t n = fread(buf, 1, sizeof buf - 1, tmp);
-    buf[n] = 0;
-    fclose(tmp);
-    return buf;
 }
 
 static void register_old(void) { tf_tu_register(&old_tu); }
