@@ -5,12 +5,11 @@
  * Everything the metadata says is kept preformatted, in pieces appended under
  * one lock and published with release stores, so a fatal-signal handler can
  * write the metadata with write(2) alone (.req.pm). Pieces live in a private
- * mmap arena, never in malloc's heap: a class may be made from a signal
+ * pages.c arena, never in malloc's heap: a class may be made from a signal
  * handler that interrupted malloc.
  */
 #define _GNU_SOURCE
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "record.h"
@@ -46,24 +45,11 @@ static piece *events, **events_tail = &events;
 static cls *buckets[NBUCKETS];
 static uint32_t next_id = RC_FIRST_VALUES, next_func;
 static char scratch[SCRATCH];
-static char *arena;
-static size_t arena_left;
+static tf_arena arena; /* pages.c: never freed, the metadata lives as long as libtf */
 
 static void *alloc(size_t n)
 {
-    n = (n + 15) & ~(size_t)15;
-    if (n > arena_left) {
-        size_t size = n > (1u << 20) ? n : (1u << 20);
-        void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (m == MAP_FAILED)
-            return NULL;
-        arena = m;
-        arena_left = size;
-    }
-    void *p = arena;
-    arena += n;
-    arena_left -= n;
-    return p;
+    return tf__arena_alloc(&arena, n);
 }
 
 static piece *piece_of(const tf_buf *b)

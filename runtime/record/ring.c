@@ -1,12 +1,11 @@
 /*
  * ring.c: per-thread rings of fixed-size CTF packets (LTTng's sub-buffers;
  * the MPS telemetry's .sol.buffer). A thread's first event maps its ring
- * (mmap, so that a signal handler's first event is safe too); after that the
+ * (pages.c: mmap, so that a signal handler's first event is safe too); after that the
  * hot path only writes its own memory: no lock, no allocation.
  */
 #define _GNU_SOURCE
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -44,15 +43,20 @@ static uint32_t packet_size(uint64_t size)
     return (uint32_t)p;
 }
 
+/* A ring and its packets, in one mapping (pages.c). */
+static size_t ring_bytes(uint32_t psize, uint64_t npackets)
+{
+    return sizeof(rt_ring) + 64 + (size_t)npackets * psize;
+}
+
 static rt_ring *ring_new(void)
 {
     uint32_t psize = packet_size(rt_cfg.size);
     uint64_t n = rt_cfg.size / psize;
     if (n < RP_MIN_PACKETS)
         n = RP_MIN_PACKETS;
-    size_t bytes = sizeof(rt_ring) + 64 + (size_t)n * psize;
-    void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED)
+    void *m = tf__pages_alloc(ring_bytes(psize, n));
+    if (!m)
         return NULL;
     rt_ring *r = m;
     r->mem = (unsigned char *)m + ((sizeof(rt_ring) + 63) & ~(size_t)63);
@@ -180,7 +184,7 @@ void rt_ring_fork_child(void)
         next = r->next;
         if (r->fd >= 0)
             close(r->fd);
-        munmap(r, sizeof(rt_ring) + 64 + (size_t)r->npackets * r->psize);
+        tf__pages_free(r, ring_bytes(r->psize, r->npackets));
     }
     all = NULL;
     numbered = 0;
