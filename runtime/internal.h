@@ -85,7 +85,8 @@ void tf__untraced_init(void);
  * grow is the one asked for. Each keeps errno. */
 void *tf__pages_alloc(size_t size);
 void tf__pages_free(void *p, size_t size);
-void *tf__pages_grow(void *p, size_t size, size_t new_size); /* NULL: p unchanged */
+/* p NULL: allocates, as realloc. Fails with NULL and p unchanged. */
+void *tf__pages_grow(void *p, size_t size, size_t new_size);
 /* Small zeroed objects of one owner, freed together; the owner serialises. */
 typedef struct tf_arena {
     void *blocks;

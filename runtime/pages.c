@@ -40,6 +40,8 @@ void tf__pages_free(void *p, size_t size)
 
 void *tf__pages_grow(void *p, size_t size, size_t new_size)
 {
+    if (!p)
+        return tf__pages_alloc(new_size);
     TF_KEEP_ERRNO();
     void *q = mremap(p, page_round(size), page_round(new_size), MREMAP_MAYMOVE);
     TF_RESTORE_ERRNO();

@@ -80,8 +80,7 @@ static inline struct stack *stack_get(void)
 TF_COLD static void stack_grow(struct stack *s)
 {
     int cap = s->cap ? 2 * s->cap : 16;
-    struct frame *v = s->cap ? tf__pages_grow(s->frames, frames_size(s->cap), frames_size(cap))
-                             : tf__pages_alloc(frames_size(cap));
+    struct frame *v = tf__pages_grow(s->frames, frames_size(s->cap), frames_size(cap));
     if (v) {
         s->frames = v;
         s->cap = cap;

@@ -114,8 +114,7 @@ tf_cframe *tf__cframe_push(const void *owner, uintptr_t sp, int id)
         drop_dead(s, sp);
     if (s && s->n == s->cap) {
         int cap = s->cap ? 2 * s->cap : 32;
-        size_t size = (size_t)s->cap * sizeof *s->v, want = (size_t)cap * sizeof *s->v;
-        tf_cframe *v = s->v ? tf__pages_grow(s->v, size, want) : tf__pages_alloc(want);
+        tf_cframe *v = tf__pages_grow(s->v, (size_t)s->cap * sizeof *v, (size_t)cap * sizeof *v);
         if (v) {
             s->v = v;
             s->cap = cap;
