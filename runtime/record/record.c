@@ -113,15 +113,22 @@ static uint32_t width(uint32_t size)
     return size == 1 || size == 2 || size == 4 ? size : 8;
 }
 
+/* The plain kinds first: a wide value's shape (rc_shape) is worked out only
+ * for the wide and unknown kinds. */
 static size_t value_max(const tf_value *v)
 {
     tf_elems e;
+    switch (v->kind) {
+    case TF_K_STR: return TF_STR_MAX + 4;
+    case TF_K_INT: case TF_K_UINT: case TF_K_BOOL: case TF_K_FLOAT:
+    case TF_K_PTR: case TF_K_ENUM: case TF_K_STRUCT: return 8;
+    default: break;
+    }
     switch (rc_shape(v, &e)) {
     case RV_INT128:
     case RV_COMPLEX: return 16;
     case RV_VECTOR: return (size_t)e.count * rc_elem_width(&e);
-    case RV_UNKNOWN: return 1;
-    default: return v->kind == TF_K_STR ? TF_STR_MAX + 4 : 8;
+    default: return 1; /* RV_UNKNOWN */
     }
 }
 
@@ -169,9 +176,6 @@ static unsigned char *put_string(unsigned char *p, const char *s, int *unreadabl
 static unsigned char *put_value(unsigned char *p, const tf_value *v, int as_ptr, int *unreadable)
 {
     tf_elems e;
-    int shape = rc_shape(v, &e);
-    if (shape != RV_PLAIN)
-        return put_wide(p, v, shape, &e);
     switch (v->kind) {
     case TF_K_INT: case TF_K_UINT: case TF_K_ENUM:
         memcpy(p, &v->v.u, width(v->size));
@@ -186,9 +190,12 @@ static unsigned char *put_value(unsigned char *p, const tf_value *v, int as_ptr,
         if (!as_ptr)
             return put_string(p, v->v.s, unreadable);
         __attribute__((fallthrough));
-    default: /* FLOAT (a double), PTR */
+    case TF_K_FLOAT: /* a double */
+    case TF_K_PTR:
         memcpy(p, &v->v.u, 8);
         return p + 8;
+    default: /* wide, or a kind this libtf does not know */
+        return put_wide(p, v, rc_shape(v, &e), &e);
     }
 }
 
