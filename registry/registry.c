@@ -66,10 +66,7 @@ struct slot {               /* one group of a TU */
 struct tu_entry {
     tf_tu *tu;
     struct slot *slots;     /* tu->ngroups of them */
-    /* ABI 3 (tu->slots): the ids of group i's functions are
-     * order[first[i] .. first[i + 1]); off[id] says it is deselected. */
-    uint32_t *order, *first;
-    unsigned char *off;
+    unsigned char *off;     /* ABI 3 (tu->slots): off[id], function id is deselected */
     int warned;             /* an unslotted TU the selection could not apply to */
     struct tu_entry *next;
 };
@@ -368,15 +365,18 @@ static int slotted(const tf_tu *tu)
     return tu->abi >= 3 && tu->size >= offsetof(tf_tu, slots) + sizeof tu->slots && tu->slots;
 }
 
-/* Each function of group i gets the group's monitor, or NULL if deselected. */
-static void write_slots(struct tu_entry *e, uint32_t i)
+/* Each monitored function's slot: its group's monitor (the holder's), or
+ * NULL if deselected. Rewritten whole when any holder of the TU changes or
+ * the selection does: registration is rare, a TU's names are few. */
+static void write_slots(struct tu_entry *e)
 {
-    if (!e->off)
-        return;
-    tf_monitor *m = e->slots[i].current ? e->slots[i].current->monitor : NULL;
-    for (uint32_t k = e->first[i]; k < e->first[i + 1]; k++) {
-        uint32_t id = e->order[k];
-        __atomic_store_n(&e->tu->slots[id], e->off[id] ? NULL : m, __ATOMIC_RELEASE);
+    const tf_tu *tu = e->tu;
+    for (uint32_t id = 0; e->off && id < tu->nnames; id++) {
+        int32_t g = tu->names[id].group;
+        if (!(tu->names[id].flags & TF_NAME_MONITOR) || g < 0)
+            continue;
+        struct made *cur = e->slots[g].current;
+        __atomic_store_n(&tu->slots[id], e->off[id] || !cur ? NULL : cur->monitor, __ATOMIC_RELEASE);
     }
 }
 
@@ -404,38 +404,16 @@ static void select_tu(struct tu_entry *e)
     }
 }
 
-/* The ids of each group's monitored functions, grouped (a counting sort). */
-static int index_slots(struct tu_entry *e)
+/* off[], for a TU with slots. */
+static int alloc_off(struct tu_entry *e)
 {
-    const tf_tu *tu = e->tu;
-    if (!slotted(tu))
-        return 0;
-    e->first = calloc(tu->ngroups + 1, sizeof *e->first);
-    e->order = malloc((tu->nnames ? tu->nnames : 1) * sizeof *e->order);
-    e->off = calloc(tu->nnames ? tu->nnames : 1, 1);
-    if (!e->first || !e->order || !e->off)
+    if (slotted(e->tu) && !(e->off = calloc(e->tu->nnames ? e->tu->nnames : 1, 1)))
         return -1;
-    for (uint32_t id = 0; id < tu->nnames; id++)
-        if ((tu->names[id].flags & TF_NAME_MONITOR) && tu->names[id].group >= 0)
-            e->first[tu->names[id].group + 1]++;
-    for (uint32_t i = 0; i < tu->ngroups; i++)
-        e->first[i + 1] += e->first[i];
-    uint32_t *next = calloc(tu->ngroups ? tu->ngroups : 1, sizeof *next);
-    if (!next)
-        return -1;
-    for (uint32_t id = 0; id < tu->nnames; id++) {
-        int32_t g = tu->names[id].group;
-        if ((tu->names[id].flags & TF_NAME_MONITOR) && g >= 0)
-            e->order[e->first[g] + next[g]++] = id;
-    }
-    free(next);
     return 0;
 }
 
 static void free_entry(struct tu_entry *e)
 {
-    free(e->first);
-    free(e->order);
     free(e->off);
     free(e->slots);
     free(e);
@@ -443,6 +421,7 @@ static void free_entry(struct tu_entry *e)
 
 static void update_tu(struct tu_entry *e)
 {
+    int changed = 0;
     for (uint32_t i = 0; i < e->tu->ngroups; i++) {
         struct slot *s = &e->slots[i];
         struct factory_set set;
@@ -453,10 +432,12 @@ static void update_tu(struct tu_entry *e)
             s->current = set.n ? make(s, e->tu, set.v, set.n) : NULL;
             __atomic_store_n(e->tu->groups[i].holder, s->current ? s->current->monitor : NULL,
                              __ATOMIC_RELEASE);
-            write_slots(e, i);
+            changed = 1;
         }
         set_free(&set);
     }
+    if (changed)
+        write_slots(e);
 }
 
 static void update_all(void)
@@ -471,8 +452,7 @@ static void reselect_all(void)
 {
     for (struct tu_entry *e = tus; e; e = e->next) {
         select_tu(e);
-        for (uint32_t i = 0; i < e->tu->ngroups; i++)
-            write_slots(e, i);
+        write_slots(e);
     }
 }
 
@@ -717,7 +697,7 @@ TF_API void tf_tu_register(tf_tu *tu)
     if (e)
         e->tu = tu;
     if (e && (!(e->slots = calloc(tu->ngroups ? tu->ngroups : 1, sizeof *e->slots)) ||
-              index_slots(e) != 0)) {
+              alloc_off(e) != 0)) {
         fprintf(stderr, "tf: %s: TU not registered: out of memory\n", tu->file);
         free_entry(e);
         e = NULL;
@@ -764,9 +744,10 @@ TF_API void tf_tu_unregister(tf_tu *tu)
         for (uint32_t i = 0; i < tu->ngroups; i++) {
             __atomic_store_n(tu->groups[i].holder, NULL, __ATOMIC_RELEASE);
             e->slots[i].current = NULL;
-            write_slots(e, i);
-            free_slot(&e->slots[i]);
         }
+        write_slots(e); /* all NULL before any monitor is destroyed */
+        for (uint32_t i = 0; i < tu->ngroups; i++)
+            free_slot(&e->slots[i]);
         free_entry(e);
     }
     pthread_mutex_unlock(&lock);
