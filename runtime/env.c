@@ -91,10 +91,11 @@ static int identifier(const char *s)
     return 1;
 }
 
-/* "tf: TF_MONITORS: item N 'ITEM': WHY 'WHAT'[; MORE]", escaped. */
-static int bad(int index, const char *item, const char *why, const char *what, const char *more)
+/* "tf: VAR: item N 'ITEM': WHY 'WHAT'[; MORE]", escaped. */
+static int bad_item(const char *var, int index, const char *item, const char *why, const char *what,
+                    const char *more)
 {
-    fprintf(stderr, "tf: TF_MONITORS: item %d '", index);
+    fprintf(stderr, "tf: %s: item %d '", var, index);
     tf__config_escaped(stderr, item);
     fprintf(stderr, "': %s", why);
     if (what) {
@@ -108,6 +109,11 @@ static int bad(int index, const char *item, const char *why, const char *what, c
     }
     fprintf(stderr, "\n");
     return 1;
+}
+
+static int bad(int index, const char *item, const char *why, const char *what, const char *more)
+{
+    return bad_item("TF_MONITORS", index, item, why, what, more);
 }
 
 static int unknown_factory(int index, const char *item, const char *name, const char *more)
@@ -352,9 +358,8 @@ void tf__env_fork(int phase)
 static void bad_select(int index, const char *item, size_t len, const char *why, void *arg)
 {
     char *copy = strndup(item, len);
-    fprintf(stderr, "tf: TF_SELECT: item %d '", index);
-    tf__config_escaped(stderr, copy ? copy : "?");
-    fprintf(stderr, "': %s; %s\n", why, index ? "the other items apply" : "nothing is deselected");
+    bad_item("TF_SELECT", index, copy ? copy : "?", why, NULL,
+             index ? "the other items apply" : "nothing is deselected");
     free(copy);
 }
 
