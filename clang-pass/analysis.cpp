@@ -125,19 +125,15 @@ class Modeler {
                                                           : 0;
   }
 
-  // The element code of a COMPLEX or VECTOR value (abi.def), as the GCC
-  // plugin writes it; "" for elements libtf cannot show (bool, _Float16,
-  // __float128, ...).
+  // The element code of a COMPLEX or VECTOR value (plugin-core).
   std::string elementCode(QualType e, unsigned count) {
     e = e.getCanonicalType().getUnqualifiedType();
-    unsigned bytes = unsigned(ctx.getTypeSizeInChars(e).getQuantity()), bits = 0;
-    char cls = 0;
-    if (e->isIntegerType() && !e->isBooleanType() && !e->isEnumeralType() && ctx.getIntWidth(e) == bytes * 8)
-      cls = e->isSignedIntegerType() ? 'i' : 'u';
-    else if (e->isRealFloatingType() && (bits = fpBits(e)) != 128)
-      cls = (bits == 32 && bytes == 4) || (bits == 64 && bytes == 8) ? 'f' : bits == 80 ? 'x' : 0;
-    if (!cls || !count) return "";
-    return cls + std::to_string(bytes) + "*" + std::to_string(count);
+    unsigned bytes = unsigned(ctx.getTypeSizeInChars(e).getQuantity());
+    if (e->isIntegerType() && !e->isBooleanType() && !e->isEnumeralType())
+      return core::element_code(e->isSignedIntegerType() ? core::elem_type::signed_int : core::elem_type::unsigned_int,
+                                ctx.getIntWidth(e), bytes, count);
+    if (e->isRealFloatingType()) return core::element_code(core::elem_type::real, fpBits(e), bytes, count);
+    return "";
   }
 
   // As the GCC plugin spells a tag type: "struct point" in C, "ns::point" in

@@ -5,6 +5,7 @@
  */
 #include "tf-plugin.h"
 #include "hooks.h"
+#include "spelling.h"
 
 namespace tf {
 
@@ -110,20 +111,15 @@ static bool member_fn_pointer(tree type)
     return lang_GNU_CXX() && TREE_CODE(type) == RECORD_TYPE && TYPE_LANG_FLAG_2(type);
 }
 
-/* The element code of a COMPLEX or VECTOR value (abi.def), "" for elements
- * libtf cannot show (decimal floats, _Float16, __float128, ...): those
- * values are passed as TF_K_NONE, shown `?`. */
+/* The element code of a COMPLEX or VECTOR value (plugin-core): a decimal
+ * float is no real libtf can show. */
 static std::string element_code(tree elem, unsigned count)
 {
-    unsigned bytes = size_of(elem), bits = TYPE_PRECISION(elem);
-    char cls = 0;
-    if (TREE_CODE(elem) == INTEGER_TYPE && bits == bytes * 8)
-        cls = TYPE_UNSIGNED(elem) ? 'u' : 'i';
-    else if (TREE_CODE(elem) == REAL_TYPE && !DECIMAL_FLOAT_TYPE_P(elem))
-        cls = (bits == 32 && bytes == 4) || (bits == 64 && bytes == 8) ? 'f' : bits == 80 ? 'x' : 0;
-    if (!cls || !count)
-        return "";
-    return cls + std::to_string(bytes) + "*" + std::to_string(count);
+    core::elem_type t = TREE_CODE(elem) == INTEGER_TYPE ? (TYPE_UNSIGNED(elem) ? core::elem_type::unsigned_int
+                                                                               : core::elem_type::signed_int)
+                        : TREE_CODE(elem) == REAL_TYPE && !DECIMAL_FLOAT_TYPE_P(elem) ? core::elem_type::real
+                                                                                      : core::elem_type::other;
+    return core::element_code(t, TYPE_PRECISION(elem), size_of(elem), count);
 }
 
 /* Kinds passed by the address of the object (parameter or result copy). */

@@ -52,5 +52,17 @@ std::string without_parameters(const std::string &demangled)
     return paren == std::string::npos ? demangled : demangled.substr(0, paren);
 }
 
+std::string element_code(elem_type t, unsigned bits, unsigned bytes, unsigned count)
+{
+    char cls = 0;
+    if ((t == elem_type::signed_int || t == elem_type::unsigned_int) && bits == bytes * 8)
+        cls = t == elem_type::signed_int ? 'i' : 'u';
+    else if (t == elem_type::real)
+        cls = (bits == 32 && bytes == 4) || (bits == 64 && bytes == 8) ? 'f' : bits == 80 ? 'x' : 0;
+    if (!cls || !count)
+        return "";
+    return cls + std::to_string(bytes) + "*" + std::to_string(count);
+}
+
 } // namespace core
 } // namespace tf

@@ -1,7 +1,7 @@
 /*
  * spelling.h: names as both plugins spell them, whatever the compiler's own
  * printer says: identifiers, timing-point types, the TU's base name, C++
- * names, and the callees the hooks report.
+ * names, the callees the hooks report, and the element codes of values.
  */
 #ifndef TF_CORE_SPELLING_H
 #define TF_CORE_SPELLING_H
@@ -23,6 +23,13 @@ std::string cxx_name(std::string name);
  * differ: "SCOPE::<lambda LINE:COLUMN>" (the place of its '['; SCOPE the
  * enclosing function's or namespace's name, none at file scope). */
 std::string lambda_name(const std::string &scope, unsigned line, unsigned column);
+/* What a compiler knows of a COMPLEX or VECTOR value's element type. */
+enum class elem_type { other, signed_int, unsigned_int, real };
+/* The value's element code (abi.def: "<class><bytes>*<count>", "f8*2" for
+ * _Complex double), "" for elements libtf cannot show (bool, _Float16,
+ * __float128, decimal floats, padded integers). bits: the element's
+ * precision (80 for x87's long double). */
+std::string element_code(elem_type t, unsigned bits, unsigned bytes, unsigned count);
 /* A demangled C++ function ("std::terminate()") without its parameters. */
 std::string without_parameters(const std::string &demangled);
 
