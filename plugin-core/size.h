@@ -27,7 +27,7 @@ namespace core {
 /* min-size when neither the rules file nor -fplugin-arg-tf-min-size says:
  * chosen from bench/ (bench/README.md "Instrumenting everything"). */
 constexpr unsigned default_min_size = 10;
-/* The largest min-size accepted: beyond it nothing but loops is traced. */
+/* The largest min-size accepted (a number a rules file can hold, far above any body). */
 constexpr unsigned max_min_size = 1000000;
 
 struct body_size {
