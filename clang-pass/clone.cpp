@@ -127,12 +127,7 @@ void Instrumenter::makeClone(Site &s) {
   if (!dl && f->getSubprogram())
     dl = DILocation::get(ctx, f->getSubprogram()->getScopeLine(), 0, f->getSubprogram());
   b.SetCurrentDebugLocation(dl);
-  LoadInst *load = b.CreateAlignedLoad(i8p, slotOf(s.id), Align(8), "tf.mm");
-  // Acquire, not GCC's volatile load: in LLVM's memory model a racing
-  // volatile load promises no ordering, and LLVM still optimises f as the
-  // uninstrumented function around an acquire load (fib(25), callgrind, no
-  // monitor: the same instruction count with either).
-  load->setAtomic(AtomicOrdering::Acquire);
+  LoadInst *load = loadSlot(b, *f, s.id);
   b.CreateCondBr(b.CreateICmpNE(load, nullp()), traced, body, MDBuilder(ctx).createBranchWeights(1, 2000));
   IRBuilder<> tb(traced);
   tb.SetCurrentDebugLocation(dl);

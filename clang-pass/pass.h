@@ -136,6 +136,7 @@ class Instrumenter {
                                                   ArrayRef<Constant *>{u32(0), u32(uint32_t(id))});
   }
   std::set<llvm::Function *> infoFns;
+  LoadInst *loadSlot(IRBuilder<> &b, const Function &f, int id);
 };
 
 }  // namespace tf

@@ -5,7 +5,9 @@
 # cold, noinline function holding every hook); f's own code calls no hook and no
 # info function; the variadic function keeps its hooks in place, and so does
 # the only caller of a static function (a copy would be a second caller, and
-# LLVM would stop inlining it there); -g output verifies.
+# LLVM would stop inlining it there); -g output verifies. The slot load is
+# monotonic, acquire under -fsanitize=thread (ThreadSanitizer must see the pairing
+# with the registry's release store), for both shapes.
 set -u
 cc=$1 plugin=$2 inc=$3 work=$4 opt_tool=${5:-}
 [ -n "$opt_tool" ] || { echo "skip: no LLVM opt tool (llvm-14)"; exit 77; }
@@ -34,7 +36,8 @@ for opt in -O0 -O2; do
     irbody "$work/fp$opt.ll" fib.tf_traced > "$work/clone$opt.ll"
     [ -s "$work/clone$opt.ll" ] || fail "$opt: no fib.tf_traced"
     head -1 "$work/clone$opt.ll" | grep -q '^define internal ' || fail "$opt: fib.tf_traced is not internal"
-    grep -q 'load atomic .*@__tf_slots.* acquire' "$work/fib$opt.ll" || fail "$opt: fib does not load its slot"
+    grep -q 'load atomic .*@__tf_slots.* monotonic' "$work/fib$opt.ll" || fail "$opt: fib does not load its slot (monotonic)"
+    irbody "$work/fp$opt.ll" vsum | grep -q 'load atomic .*@__tf_slots.* monotonic' || fail "$opt: vsum does not load its slot (monotonic)"
     grep -q 'call .*@fib\.tf_traced(' "$work/fib$opt.ll" || fail "$opt: fib does not call its clone"
     grep -qE 'call void %' "$work/fib$opt.ll" && fail "$opt: fib calls a hook"
     grep -q '@note' "$work/fib$opt.ll" && fail "$opt: fib calls the info function"
@@ -54,5 +57,10 @@ for opt in -O0 -O2; do
     $cc $opt -g -fplugin="$plugin" -I"$inc" -S -emit-llvm "$work/fp.c" -o "$work/fpg$opt.ll" || fail "$opt -g: IR"
     "$opt_tool" -passes=verify -disable-output "$work/fpg$opt.ll" || fail "$opt -g: IR does not verify"
 done
+$cc -O2 -fsanitize=thread -fplugin="$plugin" -I"$inc" -S -emit-llvm "$work/fp.c" -o "$work/fptsan.ll" || fail "tsan: compile to IR"
+for f in fib vsum; do
+    irbody "$work/fptsan.ll" $f | grep -q 'load atomic .*@__tf_slots.* acquire' || fail "tsan: $f's slot load is not acquire"
+done
+grep -q 'load atomic .*@__tf_slots.* monotonic' "$work/fptsan.ll" && fail "tsan: a monotonic slot load"
 objdump -t "$work/fp-O2.o" | grep -qE '\.text\.unlikely.* fib\.tf_traced$' || fail "-O2: fib.tf_traced is not in .text.unlikely"
 echo ok
