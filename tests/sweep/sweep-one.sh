@@ -8,13 +8,21 @@ file=$1; shift
 src=$corpus/$file
 base=${file%.c}
 out=$work/results/$file
-: > "$out"
+mkdir -p "${out%/*}" && : > "$out" || exit 1
 limit=10
 # The options the test itself asks for (dg-options), where they are not
 # for another target.
 opts=$(grep -h -E 'dg-(additional-)?options' "$src" | grep -v -E 'target|xfail' |
        sed -E 's/.*dg-(additional-)?options[[:space:]]+"?\{?[[:space:]]*"?([^"}]*)"?.*/\2/' | tr '\n' ' ')
 opts=${opts//-O2/}
+# ieee/: what ieee.exp adds for x86-64 (-fno-inline), and the flags the test's
+# .x file appends on every target (its unconditional `lappend additional_flags`
+# lines; the indented ones depend on other targets).
+if [ "${file%%/*}" = ieee ]; then
+    opts+=" -fno-inline"
+    [ -f "$corpus/$base.x" ] &&
+        opts+=" $(sed -n -E 's/^lappend additional_flags[[:space:]]+//p' "$corpus/$base.x" | tr -d '"' | tr '\n' ' ')"
+fi
 
 run() { # run EXE [ENV...]: prints the class of the run
     local exe=$1; shift

@@ -14,8 +14,13 @@
 #
 # The corpus is not in this repository: it comes from Debian's gcc-12-source
 # (/usr/src/gcc-12/gcc-12.*.tar.*), extracted under the work directory at run
-# time. Results that are understood and accepted are listed in known.txt
-# ("FILE CC OPT CLASS MONITOR  # why"); anything else fails the sweep.
+# time: execute/*.c, and execute/ieee/*.c built as ieee.exp builds them
+# (-fno-inline, and the flags each test's .x file adds on every target).
+# execute/builtins/ is not swept: each program links replacements of libc's
+# string functions that abort when called, to prove the compiler removed the
+# call, so a hook's own memcpy or strlen would count against the test's rule.
+# Results that are understood and accepted are listed in known.txt ("FILE CC
+# OPT CLASS MONITOR  # why"); anything else fails the sweep.
 #
 #   sweep.sh --work DIR --include DIR --libdir DIR [--gcc-plugin SO] [--clang-plugin SO]
 #            [--clang CLANG] [--jobs N] [--sample FILE | --only FILE.c...]
@@ -51,12 +56,14 @@ tarballs=(/usr/src/gcc-12/gcc-12.*.tar.*)
 [ ${#tarballs[@]} -gt 0 ] || { echo "skip: no /usr/src/gcc-12/gcc-12.*.tar.* (apt-get install gcc-12-source)"; exit 77; }
 tarball=${tarballs[0]}
 corpus=$work/corpus
-if [ ! -f "$corpus/.from" ] || [ "$(cat "$corpus/.from")" != "$tarball" ]; then
+stamp="$tarball (execute, ieee .x)"
+if [ ! -f "$corpus/.from" ] || [ "$(cat "$corpus/.from")" != "$stamp" ]; then
     rm -rf "$corpus" && mkdir -p "$corpus" || exit 1
     top=$(tar tf "$tarball" | head -1 | cut -d/ -f1)
     tar xf "$tarball" -C "$corpus" --strip-components=5 --wildcards \
-        "$top/gcc/testsuite/gcc.c-torture/execute/*.c" || { echo "FAIL: extracting $tarball"; exit 1; }
-    echo "$tarball" > "$corpus/.from"
+        "$top/gcc/testsuite/gcc.c-torture/execute/*.c" \
+        "$top/gcc/testsuite/gcc.c-torture/execute/ieee/*.x" || { echo "FAIL: extracting $tarball"; exit 1; }
+    echo "$stamp" > "$corpus/.from"
 fi
 if [ ${#only[@]} -gt 0 ]; then
     files=("${only[@]}")
@@ -65,6 +72,7 @@ elif [ -n "$sample" ]; then
 else
     files=()
     for f in "$corpus"/*.c; do files+=("${f##*/}"); done
+    for f in "$corpus"/ieee/*.c; do files+=("ieee/${f##*/}"); done
 fi
 
 printf 'group all\nmonitor all * *\nmin-size 0\n' > "$work/all.rules"
@@ -75,5 +83,5 @@ export corpus inc libdir work
 rm -rf "$work/results" && mkdir -p "$work/results"
 printf '%s\n' "${files[@]}" |
     xargs -P "$jobs" -I{} "$here/sweep-one.sh" {} "${configs[@]}"
-cat "$work/results"/* 2>/dev/null | sort > "$work/results.txt"
+find "$work/results" -type f -exec cat {} + | sort > "$work/results.txt"
 "$here/sweep-report.sh" "$work/results.txt" "$here/known.txt"
