@@ -15,14 +15,28 @@ limit=10
 opts=$(grep -h -E 'dg-(additional-)?options' "$src" | grep -v -E 'target|xfail' |
        sed -E 's/.*dg-(additional-)?options[[:space:]]+"?\{?[[:space:]]*"?([^"}]*)"?.*/\2/' | tr '\n' ' ')
 opts=${opts//-O2/}
-# ieee/: what ieee.exp adds for x86-64 (-fno-inline), and the flags the test's
-# .x file appends on every target (its unconditional `lappend additional_flags`
-# lines; the indented ones depend on other targets).
-if [ "${file%%/*}" = ieee ]; then
-    opts+=" -fno-inline"
-    [ -f "$corpus/$base.x" ] &&
-        opts+=" $(sed -n -E 's/^lappend additional_flags[[:space:]]+//p' "$corpus/$base.x" | tr -d '"' | tr '\n' ' ')"
+# The subdirectories, as their .exp files build them on x86-64: ieee/ with
+# -fno-inline; builtins/ with the test's -lib.c and lib/main.c linked in (they
+# define libc functions that abort when main's optimised code still calls
+# them) and builtins.exp's flags, the GCC-only ones for GCC alone. Then the
+# test's .x file, its unconditional lines (the indented ones are for other
+# targets): `set additional_flags` replaces the directory's flags, `lappend`
+# adds to them.
+srcs=("$src") dirflags= gccflags=
+case $file in
+ieee/*) dirflags="-fno-inline" ;;
+builtins/*)
+    [ -f "$corpus/$base-lib.c" ] && srcs+=("$corpus/$base-lib.c")
+    srcs+=("$corpus/builtins/lib/main.c")
+    dirflags="-fno-inline-functions -Wl,--allow-multiple-definition"
+    gccflags="-fno-tree-dse -fno-tree-loop-distribute-patterns -fno-tracer -fno-ipa-ra" ;;
+esac
+if [ -f "$corpus/$base.x" ]; then
+    set_flags=$(sed -n -E 's/^set additional_flags[[:space:]]+//p' "$corpus/$base.x" | tr -d '"')
+    [ -n "$set_flags" ] && dirflags=$set_flags gccflags=
+    dirflags+=" $(sed -n -E 's/^lappend additional_flags[[:space:]]+//p' "$corpus/$base.x" | tr -d '"' | tr '\n' ' ')"
 fi
+opts+=" $dirflags"
 
 run() { # run EXE [ENV...]: prints the class of the run
     local exe=$1; shift
@@ -41,13 +55,14 @@ for config in "$@"; do
         d=$work/build/$name$opt/$base
         mkdir -p "$d"
         flags=(-w $opt $opts -fno-diagnostics-color)
-        if ! "$cc" "${flags[@]}" "$src" -o "$d/plain" -lm > "$d/plain.log" 2>&1 ||
+        [ "$name" = gcc ] && flags+=($gccflags)
+        if ! "$cc" "${flags[@]}" "${srcs[@]}" -o "$d/plain" -lm > "$d/plain.log" 2>&1 ||
            [ "$(run "$d/plain")" != ok ]; then
             echo "$file $name $opt skip plain" >> "$out"
             continue
         fi
         "$cc" "${flags[@]}" -fplugin="$plugin" -fplugin-arg-tf-rules="$work/all.rules" -I"$inc" \
-            "$src" -o "$d/inst" -L"$libdir" -ltf -Wl,-rpath,"$libdir" -lm > "$d/inst.log" 2>&1
+            "${srcs[@]}" -o "$d/inst" -L"$libdir" -ltf -Wl,-rpath,"$libdir" -lm > "$d/inst.log" 2>&1
         rc=$?
         if grep -q -E 'internal compiler error|PLEASE submit a bug report|Stack dump' "$d/inst.log" ||
            [ $rc -ge 128 ]; then

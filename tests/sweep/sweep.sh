@@ -14,11 +14,8 @@
 #
 # The corpus is not in this repository: it comes from Debian's gcc-12-source
 # (/usr/src/gcc-12/gcc-12.*.tar.*), extracted under the work directory at run
-# time: execute/*.c, and execute/ieee/*.c built as ieee.exp builds them
-# (-fno-inline, and the flags each test's .x file adds on every target).
-# execute/builtins/ is not swept: each program links replacements of libc's
-# string functions that abort when called, to prove the compiler removed the
-# call, so a hook's own memcpy or strlen would count against the test's rule.
+# time: execute/*.c and its ieee/ and builtins/ programs, each built as its
+# directory's .exp file builds it (sweep-one.sh).
 # Results that are understood and accepted are listed in known.txt ("FILE CC
 # OPT CLASS MONITOR  # why"); anything else fails the sweep.
 #
@@ -56,13 +53,15 @@ tarballs=(/usr/src/gcc-12/gcc-12.*.tar.*)
 [ ${#tarballs[@]} -gt 0 ] || { echo "skip: no /usr/src/gcc-12/gcc-12.*.tar.* (apt-get install gcc-12-source)"; exit 77; }
 tarball=${tarballs[0]}
 corpus=$work/corpus
-stamp="$tarball (execute, ieee .x)"
+stamp="$tarball (execute, ieee, builtins .x .h)"
 if [ ! -f "$corpus/.from" ] || [ "$(cat "$corpus/.from")" != "$stamp" ]; then
     rm -rf "$corpus" && mkdir -p "$corpus" || exit 1
     top=$(tar tf "$tarball" | head -1 | cut -d/ -f1)
     tar xf "$tarball" -C "$corpus" --strip-components=5 --wildcards \
         "$top/gcc/testsuite/gcc.c-torture/execute/*.c" \
-        "$top/gcc/testsuite/gcc.c-torture/execute/ieee/*.x" || { echo "FAIL: extracting $tarball"; exit 1; }
+        "$top/gcc/testsuite/gcc.c-torture/execute/ieee/*.x" \
+        "$top/gcc/testsuite/gcc.c-torture/execute/builtins/*.x" \
+        "$top/gcc/testsuite/gcc.c-torture/execute/builtins/*.h" || { echo "FAIL: extracting $tarball"; exit 1; }
     echo "$stamp" > "$corpus/.from"
 fi
 if [ ${#only[@]} -gt 0 ]; then
@@ -73,6 +72,9 @@ else
     files=()
     for f in "$corpus"/*.c; do files+=("${f##*/}"); done
     for f in "$corpus"/ieee/*.c; do files+=("ieee/${f##*/}"); done
+    for f in "$corpus"/builtins/*.c; do
+        case $f in *-lib.c) ;; *) files+=("builtins/${f##*/}") ;; esac
+    done
 fi
 
 printf 'group all\nmonitor all * *\nmin-size 0\n' > "$work/all.rules"
