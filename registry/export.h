@@ -53,17 +53,22 @@ int tf__group_each_subgroup(const char *group, int (*fn)(const char *name, void 
  * matches "<tu>.<name>", or the name alone when it has no '.' (triggers and
  * tf-ctl functions match the same way). */
 int tf__function_matches(const char *glob, const tf_tu *tu, const char *name);
+/* Where a selection comes from: the environment's TF_SELECT (bad items are
+ * skipped and the rest applies; its items that never match are said at exit)
+ * or a call (tf_select, tf-ctl: applied whole or not at all). */
+enum tf__select_from { TF__SELECT_ENV, TF__SELECT_CALL };
 /* Appends the items of a selection ("+GLOB,-GLOB,GLOB") and applies it; bad
- * items are reported through bad (1-based index, the item, why) and skipped,
- * or, with all_or_nothing, nothing is applied. TF_OK, TF_EINVAL (a bad item
- * or none at all), TF_ENOMEM. Takes the registry's lock. */
+ * items are reported through bad (1-based index, the item, why). TF_OK,
+ * TF_EINVAL (a bad item or none at all), TF_ENOMEM. Takes the registry's lock. */
 typedef void (*tf__select_bad)(int index, const char *item, size_t len, const char *why, void *arg);
-int tf__select(const char *items, int all_or_nothing, tf__select_bad bad, void *arg);
+int tf__select(const char *items, enum tf__select_from from, tf__select_bad bad, void *arg);
 /* The selection as items ("+a.*,-*.tiny"), written to out; returns their
  * count. Takes the registry's lock. */
 int tf__select_show(FILE *out);
-/* Calls fn with each item (as "+GLOB"/"-GLOB", 1-based) that has matched no
- * monitored function of any TU registered so far. Takes the lock. */
+/* Calls fn with each item of TF_SELECT still in the selection that has
+ * matched no monitored function of any TU registered so far: its 1-based
+ * place in TF_SELECT (bad items counted) and the item as "+GLOB"/"-GLOB".
+ * Takes the lock. */
 void tf__select_each_unmatched(void (*fn)(int index, const char *item, void *arg), void *arg);
 
 /* Snapshot of the modules trusted from the start (before anything runs). */

@@ -13,7 +13,7 @@ int tf__permitted(const void *caller, const char *what);
 
 /* The function selection (select.c); the registry calls these under its lock. */
 int tf__select_wants(const tf_tu *tu, const char *name);
-int tf__select_items(const char *items, int all_or_nothing, tf__select_bad bad, void *arg);
+int tf__select_items(const char *items, enum tf__select_from from, tf__select_bad bad, void *arg);
 void tf__select_reset(void);
 int tf__select_print(FILE *out);
 void tf__select_unmatched(void (*fn)(int index, const char *item, void *arg), void *arg);

@@ -456,12 +456,12 @@ static void reselect_all(void)
     }
 }
 
-int tf__select(const char *items, int all_or_nothing, tf__select_bad bad, void *arg)
+int tf__select(const char *items, enum tf__select_from from, tf__select_bad bad, void *arg)
 {
     if (!items)
         return TF_EINVAL;
     pthread_mutex_lock(&lock);
-    int rc = tf__select_items(items, all_or_nothing, bad, arg);
+    int rc = tf__select_items(items, from, bad, arg);
     reselect_all();
     pthread_mutex_unlock(&lock);
     return rc;
@@ -484,7 +484,7 @@ void tf__select_each_unmatched(void (*fn)(int index, const char *item, void *arg
 
 TF_API int tf_select(const char *items)
 {
-    return tf__select(items, 1, NULL, NULL);
+    return tf__select(items, TF__SELECT_CALL, NULL, NULL);
 }
 
 TF_API void tf_select_reset(void)

@@ -18,6 +18,7 @@
 struct rule {
     int include;
     int hit;    /* matched a monitored function of some TU: it did something */
+    int item;   /* its place in TF_SELECT (1-based, bad items counted); 0: from a call */
     char *glob;
 };
 
@@ -97,7 +98,7 @@ static int next_item(const char **p, struct item *it)
     return 1;
 }
 
-static int add_rule(int include, const char *glob, size_t len)
+static int add_rule(int include, const char *glob, size_t len, int item)
 {
     if (nrules == caprules) {
         int cap = caprules ? 2 * caprules : 8;
@@ -110,11 +111,11 @@ static int add_rule(int include, const char *glob, size_t len)
     char *g = strndup(glob, len);
     if (!g)
         return TF_ENOMEM;
-    rules[nrules++] = (struct rule){include, 0, g};
+    rules[nrules++] = (struct rule){include, 0, item, g};
     return TF_OK;
 }
 
-int tf__select_items(const char *items, int all_or_nothing, tf__select_bad bad, void *arg)
+int tf__select_items(const char *items, enum tf__select_from from, tf__select_bad bad, void *arg)
 {
     struct item it;
     int nbad = 0, index = 0;
@@ -126,10 +127,12 @@ int tf__select_items(const char *items, int all_or_nothing, tf__select_bad bad, 
             bad(0, items, 0, "no item", arg);
         return TF_EINVAL;
     }
-    if (nbad && all_or_nothing)
+    if (nbad && from == TF__SELECT_CALL)
         return TF_EINVAL;
+    index = 0;
     for (const char *p = items; next_item(&p, &it);)
-        if (!it.problem && add_rule(it.include, it.glob, it.glen) != TF_OK)
+        if (++index, !it.problem &&
+            add_rule(it.include, it.glob, it.glen, from == TF__SELECT_ENV ? index : 0) != TF_OK)
             return TF_ENOMEM;
     return nbad ? TF_EINVAL : TF_OK;
 }
@@ -156,9 +159,9 @@ void tf__select_unmatched(void (*fn)(int index, const char *item, void *arg), vo
 {
     char item[4096];
     for (int i = 0; i < nrules; i++)
-        if (!rules[i].hit) {
+        if (!rules[i].hit && rules[i].item) {
             snprintf(item, sizeof item, "%c%s", rules[i].include ? '+' : '-', rules[i].glob);
-            fn(i + 1, item, arg);
+            fn(rules[i].item, item, arg);
         }
 }
 

@@ -383,7 +383,7 @@ void tf__env_init(void)
     }
     const char *select = tf__config_get("TF_SELECT");
     if (select) {
-        tf__select(select, 0, bad_select, NULL);
+        tf__select(select, TF__SELECT_ENV, bad_select, NULL);
         atexit(check_select_at_exit);
     }
     const char *monitors = tf__config_get("TF_MONITORS");

@@ -166,7 +166,7 @@ static int select_items(tf_cursor *c, FILE *body, int exclude)
         }
     }
     struct first_bad b = {0, "", NULL};
-    int rc = tf__select(items ? items : rest, 1, note_bad, &b);
+    int rc = tf__select(items ? items : rest, TF__SELECT_CALL, note_bad, &b);
     free(items);
     if (b.why)
         return tf__cur_fail(c, "item %d '%s': %s; nothing changed", b.index, b.item, b.why);

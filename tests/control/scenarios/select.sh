@@ -35,8 +35,11 @@ expect_same cleared 'selection	(everything)
 selected	3 of 3 monitored functions' sel.txt
 say call 8 0 # both traced
 ctl select '+step' >/dev/null || fail "select +step" # a first inclusion: only step
+ctl deselect 'nosuch_ctl*' >/dev/null || fail "deselect nosuch_ctl*" # matches nothing
 say call 9 0
 stop_app
+# Only TF_SELECT's own items are said at exit: tf-ctl showed its selection.
+grep -q 'nosuch_ctl' app.err && fail "tf-ctl's item reported at exit as TF_SELECT's: $(cat app.err)"
 
 expect_same trace '(ctlapp): ctlapp.handle->(id=5, path="/x", ms=0)
 (ctlapp): ctlapp.handle<-(10)
@@ -58,6 +61,6 @@ expect_same trace '(ctlapp): ctlapp.handle->(id=5, path="/x", ms=0)
 TF_MONITORS='app=dprint' TF_SELECT='-handle,[x,-nosuch*' TF_OUTPUT="$work/env.txt" \
     "$app" script 2>env.err || fail "script"
 expect_same env-errors "tf: TF_SELECT: item 2 '[x': an unclosed '['; the other items apply
-tf: TF_SELECT: item 2 '-nosuch*' matched no monitored function of the code loaded: it changed nothing" env.err
+tf: TF_SELECT: item 3 '-nosuch*' matched no monitored function of the code loaded: it changed nothing" env.err
 grep -q 'ctlapp.handle' env.txt && fail "handle traced although deselected"
 [ "$(grep -c 'ctlapp.step->' env.txt)" = 3 ] || fail "want the 3 step calls of script: $(cat env.txt)"
