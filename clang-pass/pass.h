@@ -55,6 +55,7 @@ class Instrumenter {
   void collect(llvm::Function *markerFn);
   static int markerKey(CallBase *cb);
   void instrumentMonitored(Site &s);
+  LoadInst *loadSlot(IRBuilder<> &b, const llvm::Function &f, int id);  // f's slot, as both shapes read it
   ResumeInst *unwindPad(llvm::Function *f, const std::vector<CallInst *> &calls);
   void rewriteInfo(Site &s);
   void rewriteInfoCalls(llvm::Function *old, llvm::Function *nf);
@@ -136,7 +137,6 @@ class Instrumenter {
                                                   ArrayRef<Constant *>{u32(0), u32(uint32_t(id))});
   }
   std::set<llvm::Function *> infoFns;
-  LoadInst *loadSlot(IRBuilder<> &b, const Function &f, int id);
 };
 
 }  // namespace tf

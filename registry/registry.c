@@ -371,7 +371,9 @@ static int slotted(const tf_tu *tu)
 static void write_slots(struct tu_entry *e)
 {
     const tf_tu *tu = e->tu;
-    for (uint32_t id = 0; e->off && id < tu->nnames; id++) {
+    if (!e->off) /* no slots (ABI 1/2): the holders are all it has */
+        return;
+    for (uint32_t id = 0; id < tu->nnames; id++) {
         int32_t g = tu->names[id].group;
         if (!(tu->names[id].flags & TF_NAME_MONITOR) || g < 0)
             continue;
