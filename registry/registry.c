@@ -14,11 +14,21 @@
  * destroyed only when its TU is unregistered (dlclose: no code of the TU runs
  * any more). Registration is rare; this bounds memory by the distinct factory
  * sets ever used.
+ *
+ * Foreign code (docs/design.md .lock.foreign): a factory's create and a
+ * monitor's destroy are user code that may fork, dlopen or call back into
+ * the registry, so they never run under the lock. A change is made in two
+ * steps: under the lock, holders whose monitor already exists are set and
+ * the missing monitors listed; without it, those are created; then, under
+ * the lock again, they are attached and published (settle_locked). A TU is
+ * not unregistered while a monitor is being created for it (pinned).
  */
+#define _GNU_SOURCE
 #include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -68,10 +78,12 @@ struct tu_entry {
     struct slot *slots;     /* tu->ngroups of them */
     unsigned char *off;     /* ABI 3 (tu->slots): off[id], function id is deselected */
     int warned;             /* an unslotted TU the selection could not apply to */
+    int dying;              /* being unregistered: no more monitors made for it */
     struct tu_entry *next;
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t idle = PTHREAD_COND_INITIALIZER; /* a settle ended its round */
 static struct group *groups;
 /* Groups by name hash (TF_MONITORS may name 100,000 of them): a fixed number
  * of buckets, allocated with the first group, so lock-free readers need no
@@ -83,6 +95,19 @@ static tf_factory *watcher;
 static int (*watcher_wants)(const tf_tu *tu, uint32_t group);
 static tf__monitor_maker maker;
 static volatile int exiting;
+
+struct need;
+
+/* A settle in progress, on its thread's stack. Its TUs are not unregistered
+ * meanwhile (a factory is reading them); a forked child drops the records
+ * of the threads it does not have. */
+struct settling {
+    pid_t tid;
+    struct tu_entry *only;  /* NULL: every TU */
+    struct need *needs;     /* being created now */
+    struct settling *next;
+};
+static struct settling *settling;
 
 void tf__registry_set_maker(tf__monitor_maker make)
 {
@@ -96,12 +121,28 @@ void tf__registry_exiting(void)
     exiting = 1;
 }
 
+/* A child has only the forking thread: the settles of the others will never
+ * end there, and nobody waits for them. */
+static void drop_other_settles(void)
+{
+    pid_t self = gettid();
+    for (struct settling **p = &settling; *p;)
+        if ((*p)->tid != self)
+            *p = (*p)->next;
+        else
+            p = &(*p)->next;
+    pthread_cond_init(&idle, NULL);
+}
+
 void tf__registry_fork(int phase)
 {
-    if (phase == TF_FORK_PREPARE)
+    if (phase == TF_FORK_PREPARE) {
         pthread_mutex_lock(&lock);
-    else
-        pthread_mutex_unlock(&lock);
+        return;
+    }
+    if (phase == TF_FORK_CHILD)
+        drop_other_settles();
+    pthread_mutex_unlock(&lock);
 }
 
 /* ---- the group graph ------------------------------------------------------- */
@@ -333,11 +374,18 @@ static int same_set(const struct made *m, tf_factory *const *set, int n)
     return m->n == n && memcmp(m->set, set, (size_t)n * sizeof *set) == 0;
 }
 
-static struct made *make(struct slot *s, const tf_tu *tu, tf_factory *const *set, int n)
+static struct made *made_find(struct slot *s, tf_factory *const *set, int n)
 {
     for (struct made *m = s->made; m; m = m->next)
         if (same_set(m, set, n))
             return m;
+    return NULL;
+}
+
+/* Keeps monitor (NULL: the factories made none, which is said once and not
+ * asked again) as what set makes for s; NULL if out of memory. Lock held. */
+static struct made *made_add(struct slot *s, tf_factory *const *set, int n, tf_monitor *monitor)
+{
     struct made *m = calloc(1, sizeof *m);
     if (!m || !(m->set = malloc((size_t)n * sizeof *set))) {
         free(m);
@@ -345,14 +393,7 @@ static struct made *make(struct slot *s, const tf_tu *tu, tf_factory *const *set
     }
     memcpy(m->set, set, (size_t)n * sizeof *set);
     m->n = n;
-    m->monitor = maker ? maker(set, (size_t)n, tu) : NULL; /* one factory: its own monitor */
-    if (!m->monitor) {
-        fprintf(stderr, "tf: %s: factory '%s' created no monitor for group '%s'\n",
-                tu->file, set[0]->name ? set[0]->name : "?", s->group->name);
-        free(m->set);
-        free(m);
-        return NULL;
-    }
+    m->monitor = monitor;
     m->next = s->made;
     s->made = m;
     return m;
@@ -421,31 +462,164 @@ static void free_entry(struct tu_entry *e)
     free(e);
 }
 
-static void update_tu(struct tu_entry *e)
+/* A monitor a holder wants that does not exist yet: created without the
+ * lock (settle). */
+struct need {
+    struct tu_entry *e;
+    uint32_t slot;
+    tf_factory **set;
+    int n;
+    tf_monitor *monitor;
+    struct need *next;
+};
+
+
+/* Lock held. */
+static int pinned(const struct tu_entry *e)
+{
+    for (const struct settling *r = settling; r; r = r->next) {
+        if (r->only == e)
+            return 1;
+        for (const struct need *d = r->needs; d; d = d->next)
+            if (d->e == e)
+                return 1;
+    }
+    return 0;
+}
+
+/* Lock held. 0, or TF_ENOMEM (the holder then stays as it is). */
+static int add_need(struct tu_entry *e, uint32_t slot, const struct factory_set *set,
+                    struct need **needs)
+{
+    struct need *d = calloc(1, sizeof *d);
+    if (!d || !(d->set = malloc((size_t)set->n * sizeof *set->v))) {
+        free(d);
+        return TF_ENOMEM;
+    }
+    memcpy(d->set, set->v, (size_t)set->n * sizeof *set->v);
+    d->n = set->n;
+    d->e = e;
+    d->slot = slot;
+    d->next = *needs;
+    *needs = d;
+    return TF_OK;
+}
+
+static void set_holder(struct tu_entry *e, uint32_t i, struct made *m)
+{
+    e->slots[i].current = m;
+    __atomic_store_n(e->tu->groups[i].holder, m ? m->monitor : NULL, __ATOMIC_RELEASE);
+}
+
+/* Sets each holder of e whose wanted monitor exists already; lists in
+ * *needs those still to be created. Lock held. */
+static void update_tu(struct tu_entry *e, struct need **needs)
 {
     int changed = 0;
-    for (uint32_t i = 0; i < e->tu->ngroups; i++) {
+    for (uint32_t i = 0; i < e->tu->ngroups && !e->dying; i++) {
         struct slot *s = &e->slots[i];
         struct factory_set set;
-        if (factories_for(s->group, &set) != 0 || watch_set(e->tu, i, &set) != 0) {
+        struct made *m;
+        int rc = factories_for(s->group, &set);
+        if (rc == 0)
+            rc = watch_set(e->tu, i, &set);
+        if (rc == 0 && !(s->current ? same_set(s->current, set.v, set.n) : set.n == 0)) {
+            if (!set.n || (m = made_find(s, set.v, set.n))) {
+                set_holder(e, i, set.n ? m : NULL);
+                changed = 1;
+            } else {
+                rc = add_need(e, i, &set, needs);
+            }
+        }
+        if (rc != 0)
             fprintf(stderr, "tf: %s: out of memory: the monitor for group '%s' is unchanged\n",
                     e->tu->file, s->group->name);
-        } else if (!(s->current ? same_set(s->current, set.v, set.n) : set.n == 0)) {
-            s->current = set.n ? make(s, e->tu, set.v, set.n) : NULL;
-            __atomic_store_n(e->tu->groups[i].holder, s->current ? s->current->monitor : NULL,
-                             __ATOMIC_RELEASE);
-            changed = 1;
-        }
         set_free(&set);
     }
     if (changed)
         write_slots(e);
 }
 
-static void update_all(void)
+/* Lock held: keeps each created monitor as its slot's (or leaves it in the
+ * need, to be destroyed, if another thread made the same meanwhile or the
+ * TU is going); the holders are set by the next round. 0, or TF_ENOMEM. */
+static int attach(struct need *needs)
 {
-    for (struct tu_entry *e = tus; e; e = e->next)
-        update_tu(e);
+    int rc = TF_OK;
+    for (struct need *d = needs; d; d = d->next) {
+        struct tu_entry *e = d->e;
+        struct slot *s = &e->slots[d->slot];
+        if (e->dying || made_find(s, d->set, d->n))
+            continue;
+        if (!d->monitor)
+            fprintf(stderr, "tf: %s: factory '%s' created no monitor for group '%s'\n",
+                    e->tu->file, d->set[0]->name ? d->set[0]->name : "?", s->group->name);
+        if (made_add(s, d->set, d->n, d->monitor))
+            d->monitor = NULL; /* kept */
+        else
+            rc = TF_ENOMEM;
+    }
+    return rc;
+}
+
+static void destroy_monitor(tf_monitor *m)
+{
+    if (m && !exiting && m->ops->destroy)
+        m->ops->destroy(m);
+}
+
+static void free_needs(struct need *d)
+{
+    for (struct need *next; d; d = next) {
+        next = d->next;
+        destroy_monitor(d->monitor);
+        free(d->set);
+        free(d);
+    }
+}
+
+/* Brings the holders of only, or of every TU, to what the registrations
+ * want. Called with the lock held, returns without it: the monitors missing
+ * are created between two rounds under it, and rounds repeat until nothing
+ * is missing (another thread may have changed the registrations meanwhile). */
+static void settle_locked(struct tu_entry *only)
+{
+    struct settling me = {.tid = gettid(), .only = only, .next = settling};
+    settling = &me;
+    int rc = TF_OK;
+    for (;;) {
+        for (struct tu_entry *e = only ? only : tus; e; e = only ? NULL : e->next)
+            update_tu(e, &me.needs);
+        tf__monitor_maker make = maker;
+        if (!me.needs || rc != TF_OK)
+            break;
+        pthread_mutex_unlock(&lock);
+        for (struct need *d = me.needs; d; d = d->next)
+            d->monitor = make ? make(d->set, (size_t)d->n, d->e->tu) : NULL;
+        pthread_mutex_lock(&lock);
+        rc = attach(me.needs);
+        struct need *done = me.needs;
+        me.needs = NULL;
+        pthread_mutex_unlock(&lock);
+        free_needs(done);
+        pthread_mutex_lock(&lock);
+    }
+    struct settling **p = &settling;
+    while (*p != &me)
+        p = &(*p)->next;
+    *p = me.next;
+    struct need *left = me.needs;
+    pthread_cond_broadcast(&idle);
+    pthread_mutex_unlock(&lock);
+    free_needs(left);
+    if (rc != TF_OK)
+        fprintf(stderr, "tf: out of memory: some monitors were not attached\n");
+}
+
+static void settle(void)
+{
+    pthread_mutex_lock(&lock);
+    settle_locked(NULL);
 }
 
 /* ---- selection ------------------------------------------------------------- */
@@ -515,8 +689,8 @@ void tf__registry_watch(tf_factory *f, int (*wants)(const tf_tu *tu, uint32_t gr
     pthread_mutex_lock(&lock);
     watcher = f;
     watcher_wants = wants;
-    update_all();
     pthread_mutex_unlock(&lock);
+    settle();
 }
 
 /* ---- registration ------------------------------------------------------------ */
@@ -532,11 +706,10 @@ static int do_register(const char *group, tf_factory *f)
 {
     pthread_mutex_lock(&lock);
     struct group *g = group_get(group);
-    if (g) {
+    if (g)
         g->factory = f;
-        update_all();
-    }
     pthread_mutex_unlock(&lock);
+    settle();
     return g ? TF_OK : TF_ENOMEM;
 }
 
@@ -568,11 +741,12 @@ TF_API int tf_clear(const char *group)
         return TF_EINVAL;
     pthread_mutex_lock(&lock);
     struct group *g = group_find(group);
-    if (g && g->factory) {
+    int was = g && g->factory;
+    if (was)
         g->factory = NULL;
-        update_all();
-    }
     pthread_mutex_unlock(&lock);
+    if (was)
+        settle();
     return TF_OK;
 }
 
@@ -581,8 +755,8 @@ TF_API void tf_clear_all(void)
     pthread_mutex_lock(&lock);
     for (struct group *g = groups; g; g = g->next)
         g->factory = NULL;
-    update_all();
     pthread_mutex_unlock(&lock);
+    settle();
 }
 
 TF_API tf_factory *tf_registered_factory(const char *group)
@@ -717,21 +891,24 @@ TF_API void tf_tu_register(tf_tu *tu)
             e->next = tus;
             tus = e;
             select_tu(e);
-            update_tu(e);
         } else {
             free_entry(e);
+            e = NULL;
         }
     }
-    pthread_mutex_unlock(&lock);
+    if (e)
+        settle_locked(e); /* unlocks */
+    else
+        pthread_mutex_unlock(&lock);
 }
 
-static void free_slot(struct slot *s)
+/* Destroys the monitors of s, which nothing can reach any more. Without
+ * the lock: destroy is the factory's code. */
+static void free_made(struct made *m)
 {
-    struct made *next;
-    for (struct made *m = s->made; m; m = next) {
+    for (struct made *next; m; m = next) {
         next = m->next;
-        if (!exiting && m->monitor->ops->destroy)
-            m->monitor->ops->destroy(m->monitor);
+        destroy_monitor(m->monitor);
         free(m->set);
         free(m);
     }
@@ -740,19 +917,24 @@ static void free_slot(struct slot *s)
 TF_API void tf_tu_unregister(tf_tu *tu)
 {
     pthread_mutex_lock(&lock);
-    struct tu_entry **p = tu_link(tu), *e = *p;
+    struct tu_entry *e = *tu_link(tu);
     if (e) {
-        *p = e->next;
+        e->dying = 1;
+        while (pinned(e)) /* a monitor is being made for it: its factory reads tu */
+            pthread_cond_wait(&idle, &lock);
+        *tu_link(tu) = e->next;
         for (uint32_t i = 0; i < tu->ngroups; i++) {
             __atomic_store_n(tu->groups[i].holder, NULL, __ATOMIC_RELEASE);
             e->slots[i].current = NULL;
         }
         write_slots(e); /* all NULL before any monitor is destroyed */
-        for (uint32_t i = 0; i < tu->ngroups; i++)
-            free_slot(&e->slots[i]);
-        free_entry(e);
     }
     pthread_mutex_unlock(&lock);
+    if (!e)
+        return;
+    for (uint32_t i = 0; i < tu->ngroups; i++)
+        free_made(e->slots[i].made);
+    free_entry(e);
 }
 
 TF_API const tf_tu *tf_tu_find(const char *name)

@@ -34,10 +34,18 @@ static size_t nasked, asked_cap;
 static char **asked_index;
 static size_t index_cap;
 
-/* Items are applied one at a time (start-up, and each new factory that an
- * item waits for); this lock also keeps the lists below. */
+/* Items are applied in order by one thread at a time (start-up, and each
+ * new factory that an item waits for), without the lock (docs/design.md
+ * .lock.foreign): looking a factory up may load its library, and making and
+ * registering it runs foreign code, any of which may fork or add factories.
+ * A thread that finds items being applied (by another thread, or by itself
+ * further up its stack, when a library's constructor adds a factory) notes
+ * that they should be tried again and leaves it to the applier. The lock
+ * keeps the lists here, the applier and TF_OUTPUT's stream. */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static TF_TLS int applying; /* this thread holds lock: a factory added meanwhile waits */
+static pid_t applier; /* the thread applying items, or 0 */
+static int again;     /* try the waiting items once more */
+static int last_try;  /* exit: what still waits is reported */
 struct waiting {
     char *item;
     int index;
@@ -45,10 +53,8 @@ struct waiting {
 };
 static struct waiting *waiting, **waiting_end = &waiting;
 
-FILE *tf__env_output(void)
+static FILE *open_output(void)
 {
-    if (output)
-        return output;
     const char *path = tf__config_get("TF_OUTPUT");
     if (!path || strcmp(path, "-") == 0)
         return output = stderr;
@@ -69,6 +75,14 @@ FILE *tf__env_output(void)
     setvbuf(output, buffer, buffer && !line ? _IOFBF : _IOLBF, buffer ? OUTPUT_BUFFER : 0);
     tf__dprint_buffered(output, buffer && !line ? OUTPUT_BUFFER : 0);
     return output;
+}
+
+FILE *tf__env_output(void)
+{
+    pthread_mutex_lock(&lock);
+    FILE *out = output ? output : open_output();
+    pthread_mutex_unlock(&lock);
+    return out;
 }
 
 static char *trim(char *s)
@@ -136,6 +150,7 @@ static char **index_slot(char **table, size_t cap, const char *group)
             return &table[i];
 }
 
+/* Lock held. */
 static int asked_for(const char *group)
 {
     return asked_index && *index_slot(asked_index, index_cap, group);
@@ -178,7 +193,10 @@ static void remember(const char *group)
  * io=dprint,io=tracer keeps both. fs has room for one more in front. */
 static void apply(const char *group, tf_factory **fs, size_t n)
 {
-    tf_factory *earlier = asked_for(group) ? tf_registered_factory(group) : NULL;
+    pthread_mutex_lock(&lock);
+    int earlier_item = asked_for(group);
+    pthread_mutex_unlock(&lock);
+    tf_factory *earlier = earlier_item ? tf_registered_factory(group) : NULL;
     if (earlier) {
         memmove(fs + 1, fs, n * sizeof *fs);
         fs[0] = earlier;
@@ -187,7 +205,9 @@ static void apply(const char *group, tf_factory **fs, size_t n)
     tf_factory *f = n == 1 ? fs[0] : tf_compose(fs, n);
     if (f)
         tf__register_trusted(group, f);
+    pthread_mutex_lock(&lock);
     remember(group);
+    pthread_mutex_unlock(&lock);
 }
 
 enum { APPLIED, REPORTED, WAITS };
@@ -261,7 +281,8 @@ static int apply_item(const char *text, int index, int last)
     return rc;
 }
 
-static void wait_for_factory(const char *item, int index)
+/* Lock held. Queues item (number index of TF_MONITORS) to be applied. */
+static void queue_item(const char *item, int index)
 {
     struct waiting *w = calloc(1, sizeof *w);
     if (!w || !(w->item = strdup(item))) {
@@ -274,51 +295,75 @@ static void wait_for_factory(const char *item, int index)
     waiting_end = &w->next;
 }
 
-/* Lock held. Applies what waits, in order, as far as it can now. */
-static void retry_waiting(int last)
+/* Lock held. Puts the items of keep, which still wait, back in front of
+ * those queued meanwhile. */
+static void requeue(struct waiting *keep, struct waiting **keep_end)
 {
-    struct waiting **p = &waiting;
-    while (*p) {
-        struct waiting *w = *p;
-        if (apply_item(w->item, w->index, last) == WAITS) {
-            p = &w->next;
-            continue;
-        }
-        *p = w->next;
-        free(w->item);
-        free(w);
+    if (!keep)
+        return;
+    *keep_end = waiting;
+    if (!waiting)
+        waiting_end = keep_end;
+    waiting = keep;
+}
+
+/* Applies the queued items, in order, as far as they can be now; last: no
+ * factory can come any more, so an unknown one is reported. */
+static void apply_waiting(int last)
+{
+    pid_t self = gettid();
+    pthread_mutex_lock(&lock);
+    again = 1;
+    last_try |= last;
+    if (applier) { /* it goes round again before it stops */
+        pthread_mutex_unlock(&lock);
+        return;
     }
-    waiting_end = p;
+    applier = self;
+    while (again) {
+        again = 0;
+        int final = last_try;
+        struct waiting *w = waiting, *keep = NULL, **keep_end = &keep;
+        waiting = NULL;
+        waiting_end = &waiting;
+        pthread_mutex_unlock(&lock);
+        for (struct waiting *next; w; w = next) {
+            next = w->next;
+            w->next = NULL;
+            if (apply_item(w->item, w->index, final) == WAITS) {
+                *keep_end = w;
+                keep_end = &w->next;
+            } else {
+                free(w->item);
+                free(w);
+            }
+        }
+        pthread_mutex_lock(&lock);
+        requeue(keep, keep_end);
+    }
+    applier = 0;
+    pthread_mutex_unlock(&lock);
 }
 
 static void factory_added(void)
 {
-    if (applying)
-        return; /* the item being applied looks the name up again itself */
-    pthread_mutex_lock(&lock);
-    applying = 1;
-    retry_waiting(0);
-    applying = 0;
-    pthread_mutex_unlock(&lock);
+    apply_waiting(0);
 }
 
 tf_factory *tf__env_factory(const char *name, int *unknown, char *why, size_t len)
 {
-    pthread_mutex_lock(&lock);
-    applying = 1;
     tf_factory *f = tf__factory_named(name, unknown, why, len);
-    retry_waiting(0); /* making f may have published what an item waits for */
-    applying = 0;
-    pthread_mutex_unlock(&lock);
+    apply_waiting(0); /* making f may have published what an item waits for */
     return f;
 }
 
-static void apply_all(const char *value)
+static void queue_all(const char *value)
 {
     char *copy = strdup(value);
     int index = 0;
     if (!copy)
         fprintf(stderr, "tf: TF_MONITORS: out of memory; ignored\n");
+    pthread_mutex_lock(&lock);
     /* strtok would merge empty items: walk the commas by hand. */
     for (char *item = copy, *next; item; item = next) {
         next = strchr(item, ',');
@@ -326,32 +371,36 @@ static void apply_all(const char *value)
             *next++ = 0;
         index++;
         char *t = trim(item);
-        if (*t && apply_item(t, index, 0) == WAITS)
-            wait_for_factory(t, index);
+        if (*t)
+            queue_item(t, index);
     }
+    pthread_mutex_unlock(&lock);
     free(copy);
 }
 
 static void check_at_exit(void)
 {
+    apply_waiting(1);
     pthread_mutex_lock(&lock);
-    applying = 1;
-    retry_waiting(1);
-    applying = 0;
-    pthread_mutex_unlock(&lock);
     for (size_t i = 0; i < nasked; i++)
         if (!tf_group_known(asked[i]))
             fprintf(stderr, "tf: TF_MONITORS: no loaded code declares group '%s': "
                             "nothing was traced for it\n", asked[i]);
+    pthread_mutex_unlock(&lock);
 }
 
-/* fork: first in the runtime's lock order (applying an item registers). */
+/* fork: first in the runtime's lock order. A child has only the forking
+ * thread: if another was applying items, none is now (the items it held
+ * are lost to the child, which inherits what they registered so far). */
 void tf__env_fork(int phase)
 {
-    if (phase == TF_FORK_PREPARE)
+    if (phase == TF_FORK_PREPARE) {
         pthread_mutex_lock(&lock);
-    else
-        pthread_mutex_unlock(&lock);
+        return;
+    }
+    if (phase == TF_FORK_CHILD && applier != gettid())
+        applier = 0;
+    pthread_mutex_unlock(&lock);
 }
 
 /* "tf: TF_SELECT: item N 'ITEM': WHY; the other items apply", escaped. */
@@ -390,10 +439,7 @@ void tf__env_init(void)
     if (!monitors)
         return;
     tf__factories_on_add(factory_added);
-    pthread_mutex_lock(&lock);
-    applying = 1;
-    apply_all(monitors);
-    applying = 0;
-    pthread_mutex_unlock(&lock);
+    queue_all(monitors);
+    apply_waiting(0);
     atexit(check_at_exit);
 }

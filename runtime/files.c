@@ -28,6 +28,7 @@
 
 #include "internal.h"
 #include "config.h"
+#include "locks.h"
 
 #define MAX_OPEN 8
 
@@ -171,4 +172,12 @@ FILE *tf__create_file(const char *var, const char *path)
     }
     errno = saved;
     return f;
+}
+
+void tf__files_fork(int phase)
+{
+    if (phase == TF_FORK_PREPARE)
+        pthread_mutex_lock(&lock);
+    else
+        pthread_mutex_unlock(&lock);
 }

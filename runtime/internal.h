@@ -203,12 +203,8 @@ void tf__probe_handler_changed(int sig);
 void tf__thread_name(char name[16]);
 
 /* ---- fork ------------------------------------------------------------------
- * The locks are taken in one order (env, factories, registry, permission,
- * dprint streams, timing, recorder) by runtime/init.c's one pthread_atfork handler:
- * handlers of separate modules would run in reverse registration order and
- * could invert the registry -> timing order that monitor creation uses.
- * Live control (its trigger list) comes first and is released last: a
- * child's control server thread starts only once every other lock is free. */
+ * Each module's locks around fork, run by runtime/init.c's one pthread_atfork
+ * handler in the order of the table in locks.h (which lists every mutex). */
 void tf__dprint_fork(int phase);
 void tf__timing_fork(int phase);
 void tf__control_fork(int phase);

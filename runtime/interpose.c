@@ -28,6 +28,7 @@
 #include <sys/prctl.h>
 
 #include "internal.h"
+#include "locks.h"
 
 #define MAX_FNS 8
 static tf__longjmp_fn fns[MAX_FNS];
@@ -198,3 +199,11 @@ TF_API sighandler_t signal(int sig, sighandler_t handler)
     return sigaction(sig, &sa, &old) == 0 ? old.sa_handler : SIG_ERR;
 }
 #endif
+
+void tf__interpose_fork(int phase)
+{
+    if (phase == TF_FORK_PREPARE)
+        pthread_mutex_lock(&lock);
+    else
+        pthread_mutex_unlock(&lock);
+}

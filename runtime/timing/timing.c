@@ -442,9 +442,10 @@ TF_API int tf_timing_set_clock(tf_timing_manager *tm, tf_timing_clock_fn fn, voi
     m->overhead = 0;
     tf__unlock(&m->lock);
     uint64_t overhead = fn ? 0 : measure_overhead(m);
+    uint64_t epoch = tt_now(&c); /* an injected clock is the user's code: not under the lock */
     tf__lock(&m->lock);
     m->overhead = overhead;
-    m->epoch = tt_now(&m->clock);
+    m->epoch = epoch;
     tf__unlock(&m->lock);
     return TF_OK;
 }
