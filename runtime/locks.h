@@ -20,18 +20,38 @@
  *   the middle of). tests/unit/test_locks.c forks while each row is held,
  *   and checks that every file defining a mutex has a row.
  *
- * | row        | file(s)                         | guards                                               | held when taken    |
- * |------------|---------------------------------|------------------------------------------------------|--------------------|
- * | control    | control/trigger.c               | adding triggers (readers are lock-free)              | none               |
- * | env        | env.c                           | TF_MONITORS' queue of items, the applier, TF_OUTPUT  | none               |
- * | factories  | factories.c                     | the factories by name, their making, libraries tried | none               |
- * | registry   | ../registry/registry.c          | groups, TUs, holders, the selection, settles running | env                |
- * | permission | ../registry/permission.c        | the trusted modules, seals, denials                  | none               |
- * | files      | files.c                         | the files TF has open (one variable per file)        | env                |
- * | dprint     | dprint.c                        | the list of streams; each stream's lines (its lock)  | env (list), none   |
- * | timing     | timing/timing_stack.c, timing.c | the threads of timing; the env manager's timers      | threads before mgr |
- * | record     | record/classes.c                | the recorder's TUs, event classes, metadata pieces   | none               |
- * | interpose  | interpose.c                     | the longjmp callbacks                                | none               |
+ * Per row: the file defining it; what it guards; the locks that may be held
+ * when it is taken; foreign code under it (none anywhere, by the rule above);
+ * what fork does with it (prepare takes it; the parent releases it; the child
+ * releases it, or makes it anew, and drops what the threads it lacks did).
+ *
+ * control     control/trigger.c. Adding triggers (hooks read the list without
+ *             it). Held: none. Child: released; a server thread of its own
+ *             starts once every lock is free (this row is released last).
+ * env         env.c. TF_MONITORS' queue of items, which thread applies them,
+ *             TF_OUTPUT's stream. Held: none. Child: another thread's
+ *             applying ends (its items are lost to the child).
+ * factories   factories.c. Factories by name, which one is being made and
+ *             by whom, the libraries tried. Held: none. Child: a factory
+ *             another thread was making is made again when asked.
+ * registry    ../registry/registry.c. Groups, TUs, holders, the selection,
+ *             the settles running. Held: env. Child: other threads' settles
+ *             are dropped and the condition made anew.
+ * permission  ../registry/permission.c. Trusted modules, seals, denials.
+ *             Held: none. Child: released.
+ * files       files.c. The files TF has open, for the one-variable-per-file
+ *             check. Held: env. Child: released.
+ * dprint      dprint.c. The list of streams; each stream's lock, its lines.
+ *             Held: env (the list), none (a stream). Child: released, libtf's
+ *             buffered lines flushed first so neither process writes them twice.
+ * timing      timing/timing_stack.c, timing/timing_internal.h. Timing's
+ *             threads, then the TF_MONITORS manager's timers. Held: the
+ *             threads lock before a manager's. Child: statistics of the
+ *             threads it lacks forgotten.
+ * record      record/classes.c. The recorder's TUs, event classes and
+ *             metadata pieces. Held: none. Child: rings of its own, in a
+ *             directory of its own.
+ * interpose   interpose.c. The longjmp callbacks. Held: none. Child: released.
  *
  * Exceptions, said where they are: a stream given to tf_dprint(FILE *) is
  * written under its stream's lock, so a FILE made by fopencookie whose write
@@ -51,7 +71,7 @@
     X(permission, "../registry/permission.c", tf__permission_fork)            \
     X(files, "files.c", tf__files_fork)                                        \
     X(dprint, "dprint.c", tf__dprint_fork)                                     \
-    X(timing, "timing/timing_stack.c timing/timing.c", tf__timing_fork)        \
+    X(timing, "timing/timing_stack.c timing/timing_internal.h", tf__timing_fork) \
     X(record, "record/classes.c", tf__record_fork)                            \
     X(interpose, "interpose.c", tf__interpose_fork)
 

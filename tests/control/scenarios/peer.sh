@@ -7,11 +7,14 @@ fi
 user=tfctl$$
 useradd -M -s /bin/sh "$user" || fail "useradd"
 tmp=$(mktemp -d /tmp/tfctl-peer.XXXXXX)
-trap 'kill "$upid" 2>/dev/null; userdel "$user" 2>/dev/null; rm -rf "$tmp"' EXIT
+# The program, its runuser and its sleep are one process group of their own
+# (setsid), ended together.
+trap '[ -n "$group" ] && kill -KILL -- "-$group" 2>/dev/null; userdel "$user" 2>/dev/null; rm -rf "$tmp"' EXIT
 cp "$app" "$libdir"/libtf.so.0 "$tfctl" "$tmp"/ && mkdir -m 700 "$tmp/run" && chown -R "$user" "$tmp"
 chmod 755 "$tmp"
-runuser -u "$user" -- env XDG_RUNTIME_DIR="$tmp/run" LD_LIBRARY_PATH="$tmp" TF_CONTROL=1 \
+setsid runuser -u "$user" -- env XDG_RUNTIME_DIR="$tmp/run" LD_LIBRARY_PATH="$tmp" TF_CONTROL=1 \
     sh -c 'sleep 30 | "$0/ctlapp" serve 1' "$tmp" >/dev/null 2>"$work/app.err" &
+group=$!
 for _ in $(seq 100); do
     sock=$(ls "$tmp"/run/tf/*.sock 2>/dev/null | head -1)
     [ -n "$sock" ] && break
