@@ -24,6 +24,7 @@
  * not unregistered while a monitor is being created for it (pinned).
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -244,7 +245,10 @@ static void add_edge(struct group *g, struct group *sub, const tf_tu *tu)
     }
     /* parents first: a reader walking up must never miss an edge the
      * subgroup list already shows */
-    if (push_edge(&sub->parents, g) == TF_OK && push_edge(&g->subs, sub) != TF_OK)
+    if (push_edge(&sub->parents, g) != TF_OK)
+        fprintf(stderr, "tf: %s: out of memory: subgroup %s of %s not added: what is registered "
+                        "on %s does not reach it\n", tu->file, sub->name, g->name, g->name);
+    else if (push_edge(&g->subs, sub) != TF_OK)
         fprintf(stderr, "tf: %s: out of memory: edge %s -> %s only partly added\n", tu->file,
                 g->name, sub->name);
 }
@@ -457,6 +461,8 @@ static int alloc_off(struct tu_entry *e)
 
 static void free_entry(struct tu_entry *e)
 {
+    if (!e)
+        return;
     free(e->off);
     free(e->slots);
     free(e);
@@ -470,6 +476,7 @@ struct need {
     tf_factory **set;
     int n;
     tf_monitor *monitor;
+    int oom;                /* the factories made none, out of memory */
     struct need *next;
 };
 
@@ -552,8 +559,9 @@ static int attach(struct need *needs)
         if (e->dying || made_find(s, d->set, d->n))
             continue;
         if (!d->monitor)
-            fprintf(stderr, "tf: %s: factory '%s' created no monitor for group '%s'\n",
-                    e->tu->file, d->set[0]->name ? d->set[0]->name : "?", s->group->name);
+            fprintf(stderr, "tf: %s: factory '%s' created no monitor for group '%s'%s\n",
+                    e->tu->file, d->set[0]->name ? d->set[0]->name : "?", s->group->name,
+                    d->oom ? ": out of memory" : "");
         if (made_add(s, d->set, d->n, d->monitor))
             d->monitor = NULL; /* kept */
         else
@@ -594,8 +602,11 @@ static void settle_locked(struct tu_entry *only)
         if (!me.needs || rc != TF_OK)
             break;
         pthread_mutex_unlock(&lock);
-        for (struct need *d = me.needs; d; d = d->next)
+        for (struct need *d = me.needs; d; d = d->next) {
+            errno = 0;
             d->monitor = make ? make(d->set, (size_t)d->n, d->e->tu) : NULL;
+            d->oom = !d->monitor && errno == ENOMEM;
+        }
         pthread_mutex_lock(&lock);
         rc = attach(me.needs);
         struct need *done = me.needs;
@@ -823,7 +834,13 @@ static void merge_groups(const tf_tu *tu)
             struct group *sub = group_get(tu->decls[i].subgroups[j]);
             if (sub)
                 add_edge(g, sub, tu);
+            else
+                fprintf(stderr, "tf: %s: out of memory: subgroup %s of %s not added\n", tu->file,
+                        tu->decls[i].subgroups[j], g->name);
         }
+        if (!g)
+            fprintf(stderr, "tf: %s: out of memory: group %s not declared\n", tu->file,
+                    tu->decls[i].name);
     }
 }
 
@@ -869,11 +886,12 @@ TF_API void tf_tu_register(tf_tu *tu)
         return;
     }
     pthread_mutex_lock(&lock);
-    struct tu_entry *e = *tu_link(tu) ? NULL : calloc(1, sizeof *e);
+    int again = *tu_link(tu) != NULL;
+    struct tu_entry *e = again ? NULL : calloc(1, sizeof *e);
     if (e)
         e->tu = tu;
-    if (e && (!(e->slots = calloc(tu->ngroups ? tu->ngroups : 1, sizeof *e->slots)) ||
-              alloc_off(e) != 0)) {
+    if (!again && (!e || !(e->slots = calloc(tu->ngroups ? tu->ngroups : 1, sizeof *e->slots)) ||
+                   alloc_off(e) != 0)) {
         fprintf(stderr, "tf: %s: TU not registered: out of memory\n", tu->file);
         free_entry(e);
         e = NULL;

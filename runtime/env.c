@@ -183,8 +183,13 @@ static int asked_room(void)
 
 static void remember(const char *group)
 {
-    if (asked_for(group) || !asked_room() || !(asked[nasked] = strdup(group)))
+    if (asked_for(group))
         return;
+    if (!asked_room() || !(asked[nasked] = strdup(group))) {
+        fprintf(stderr, "tf: TF_MONITORS: out of memory: a later item on group '%s' replaces "
+                        "this one instead of adding to it\n", group);
+        return;
+    }
     *index_slot(asked_index, index_cap, group) = asked[nasked];
     nasked++;
 }
@@ -203,8 +208,8 @@ static void apply(const char *group, tf_factory **fs, size_t n)
         n++;
     }
     tf_factory *f = n == 1 ? fs[0] : tf_compose(fs, n);
-    if (f)
-        tf__register_trusted(group, f);
+    if (!f || tf__register_trusted(group, f) != TF_OK)
+        fprintf(stderr, "tf: TF_MONITORS: out of memory: nothing registered on group '%s'\n", group);
     pthread_mutex_lock(&lock);
     remember(group);
     pthread_mutex_unlock(&lock);
@@ -232,7 +237,7 @@ static int resolve(char *list, tf_factory **fs, size_t *n, int index, const char
         if (unknown)
             return unknown_factory(index, shown, name, why), REPORTED;
         if (!f)
-            return bad(index, shown, "factory could not be created", name, NULL), REPORTED;
+            return bad(index, shown, "factory could not be created", name, why), REPORTED;
         fs[(*n)++] = f;
     }
     return APPLIED;

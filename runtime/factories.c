@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <errno.h>
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -209,7 +210,10 @@ static tf_factory *made(struct entry *e, char *why, size_t len)
     pthread_mutex_unlock(&lock);
     if (!mine)
         return f;
+    errno = 0;
     f = e->make(e->name); /* may register factories, load, fork */
+    if (!f && errno == ENOMEM)
+        snprintf(why, len, "out of memory");
     pthread_mutex_lock(&lock);
     e->made = f;
     e->state = MADE;

@@ -16,6 +16,11 @@ uint64_t tf__untraced;
 static void say_untraced(void)
 {
     uint64_t n = __atomic_load_n(&tf__untraced, __ATOMIC_RELAXED);
+    uint64_t nomem = __atomic_load_n(&tf__pages_failed, __ATOMIC_RELAXED);
+    if (nomem)
+        fprintf(stderr, "tf: out of memory %llu time%s for a thread's tracing state (mmap failed): "
+                        "the calls it was for are missing from the trace\n",
+                (unsigned long long)nomem, nomem == 1 ? "" : "s");
     if (n)
         fprintf(stderr,
                 "tf: %llu call%s not traced: made while a hook or libtf itself ran on the same thread "

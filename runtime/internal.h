@@ -84,6 +84,8 @@ void tf__untraced_init(void);
  * comes from mmap, a system call: zeroed pages; the size given to free and
  * grow is the one asked for. Each keeps errno. */
 void *tf__pages_alloc(size_t size);
+/* How many of these allocations failed (said at exit by guard.c). */
+extern uint64_t tf__pages_failed;
 void tf__pages_free(void *p, size_t size);
 /* p NULL: allocates, as realloc. Fails with NULL and p unchanged. */
 void *tf__pages_grow(void *p, size_t size, size_t new_size);
@@ -223,7 +225,8 @@ void tf__env_fork(int phase);
 #define TF_ENV_FACTORY(id, name, help, make)                                   \
     __attribute__((constructor(101))) static void tf__env_factory_##id(void)   \
     {                                                                          \
-        tf_env_add_factory(name, make, help);                                  \
+        if (tf_env_add_factory(name, make, help) == TF_ENOMEM)                 \
+            fprintf(stderr, "tf: out of memory: factory '%s' not registered\n", name); \
     }
 int tf__factory_name_valid(const char *name);
 /* The factory registered (or loadable) as name, made on first use; NULL if

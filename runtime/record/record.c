@@ -7,6 +7,7 @@
  * an event and records another is counted as discarded, never waited for.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -362,6 +363,8 @@ static tf_monitor *r_create(tf_factory *f, const tf_tu *tu)
         }
     }
     TF_RESTORE_ERRNO();
+    if (!m)
+        errno = ENOMEM; /* the registry says why no monitor was made */
     return m ? &m->base : NULL;
 }
 

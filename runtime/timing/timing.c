@@ -59,7 +59,7 @@ static int rehash(tt_manager *m)
 static tt_timer *timer_new(tt_manager *m, char *key, const tf_tu *tu, const tf_name *nm)
 {
     uint32_t i = m->ntimers;
-    if (i >= TT_MAX_CHUNKS * TT_CHUNK)
+    if (i >= TT_MAX_TIMERS)
         return NULL;
     if (!m->timers[i / TT_CHUNK] && !(m->timers[i / TT_CHUNK] = calloc(TT_CHUNK, sizeof(tt_timer))))
         return NULL;
@@ -82,8 +82,10 @@ static tt_timer *timer_new(tt_manager *m, char *key, const tf_tu *tu, const tf_n
     t->index = i;
     t->enabled = 1;
     t->group = -1;
-    if ((nm->flags & TF_NAME_MONITOR) && nm->group >= 0 && (uint32_t)nm->group < tu->ngroups)
-        t->group = tt_group_index(m, tu->groups[nm->group].name);
+    if ((nm->flags & TF_NAME_MONITOR) && nm->group >= 0 && (uint32_t)nm->group < tu->ngroups &&
+        (t->group = tt_group_index(m, tu->groups[nm->group].name)) < 0)
+        fprintf(stderr, "tf: timing: out of memory: %s is timed outside its group %s\n", t->full,
+                tu->groups[nm->group].name);
     uint32_t j = (uint32_t)hash(key) & (m->nslots - 1);
     while (m->keys[j])
         j = (j + 1) & (m->nslots - 1);
@@ -170,8 +172,11 @@ static tf_monitor *create(tf_factory *f, const tf_tu *tu)
     tf__lock(&m->lock);
     add_declared_groups(m, tu);
     for (uint32_t id = 0; id < tu->nnames; id++)
-        if (tu->names[id].flags & (TF_NAME_MONITOR | TF_NAME_TP_ENTER | TF_NAME_TP_EXIT))
-            mon->timers[id] = timer_get(m, tu, &tu->names[id]);
+        if ((tu->names[id].flags & (TF_NAME_MONITOR | TF_NAME_TP_ENTER | TF_NAME_TP_EXIT)) &&
+            !(mon->timers[id] = timer_get(m, tu, &tu->names[id])))
+            fprintf(stderr, "tf: timing: %s.%s is not timed: %s\n", tu->name, tu->names[id].name,
+                    m->ntimers >= TT_MAX_TIMERS ? "a timing manager keeps at most " TT_MAX_TIMERS_TEXT
+                                                  " timing points" : "out of memory");
     /* Only this TU's timers, unless its declarations (in the registry's graph
      * already) changed what is blocked: a program of many TUs would be
      * quadratic otherwise. */
