@@ -269,5 +269,7 @@ void tf__dprint_init(void);
  * else may write, or a character device; never blocks; mode 0600, truncated,
  * O_APPEND. On failure says why on stderr, naming var and path: NULL. */
 FILE *tf__create_file(const char *var, const char *path);
+/* The same, keeping what the file holds: writes are appended (a log). */
+FILE *tf__append_file(const char *var, const char *path);
 
 #endif
