@@ -42,6 +42,7 @@ static void fork_done(int phase)
     tf__registry_fork(phase);
     tf__factories_fork(phase);
     tf__env_fork(phase);
+    tf__watchdog_fork(phase);
     tf__control_fork(phase); /* last: a child's server starts with all locks free */
     tf__in_monitor--;
 }
@@ -66,5 +67,6 @@ __attribute__((constructor)) static void tf_init(void)
     tf__dprint_init();
     tf__env_init();
     tf__control_init();
+    tf__watchdog_init();
     atexit(mark_exiting); /* registered last: runs first at exit */
 }

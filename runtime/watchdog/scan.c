@@ -1,0 +1,306 @@
+/*
+ * scan.c: the watchdog thread (.wd.scan). It exists only while a watchdog
+ * runs (TF_WATCHDOG, tf-ctl PID watchdog), and wakes every quarter of
+ * DURATION (at most every 250 ms) to read every thread's record:
+ *
+ * - stall: a thread with calls open that entered or left no monitored call
+ *   for DURATION. Its innermost call is the one stuck; it is reported once
+ *   (until the thread moves on), with the thread's whole open stack.
+ * - hang: no monitored call entered or left in any thread for DURATION
+ *   while calls are open: every thread with calls open is reported, under
+ *   one line saying so (a single thread's hang is its stall).
+ * - lock cycle: threads each blocked for DURATION on a lock another of them
+ *   holds (locks.c); reported once per cycle, with each thread's stack.
+ *
+ * Times are the watchdog's own: a count that did not change between two
+ * scans has not changed since the first scan that saw it, so every verdict
+ * is at most one period late and never early. The hooks read no clock but
+ * at entry (a call's age in reports); the wrappers read none.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "watchdog.h"
+#include "../clock.h"
+#include "../config.h"
+
+#define PERIOD_MAX_NS 250000000ull
+
+static pthread_mutex_t set_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t wake_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wake;
+static wd_spec spec;            /* what runs now; written under set_lock and wake_lock */
+static int running, stopping, quitting;
+static uint64_t total_seen, total_since; /* the watchdog thread's view of the whole process */
+static int hang_reported;
+static pthread_t thread;
+static int no_interpose_said;
+
+static uint64_t mono_ns(void)
+{
+    return tf__clock_mono_ns();
+}
+
+/* ---- one scan ---------------------------------------------------------------- */
+
+/* Brings t's bookkeeping up to date; returns its open calls. */
+static int look(wd_thread *t, uint64_t now)
+{
+    uint64_t claims = __atomic_load_n(&t->claims, __ATOMIC_ACQUIRE);
+    uint64_t events = __atomic_load_n(&t->events, __ATOMIC_ACQUIRE);
+    if (claims != t->seen_claims) { /* another thread owns it now */
+        t->seen_claims = claims;
+        t->seen_events = events;
+        t->seen_since = now;
+        t->reported = 0;
+        t->cycle_reported = 0;
+    }
+    if (events != t->seen_events) {
+        t->seen_events = events;
+        t->seen_since = now;
+    }
+    return __atomic_load_n(&t->depth, __ATOMIC_ACQUIRE);
+}
+
+static int live(const wd_thread *t)
+{
+    return __atomic_load_n(&t->used, __ATOMIC_ACQUIRE) != 0;
+}
+
+static int open_calls(const wd_thread *t)
+{
+    return __atomic_load_n(&t->depth, __ATOMIC_ACQUIRE);
+}
+
+
+/* abort: SIGABRT to the first thread reported, so that the core dump's
+ * crashing thread is the stuck one; abort() here if it has SIGABRT blocked. */
+static void act(const wd_scan *s)
+{
+    if (!(s->spec.actions & WD_ACT_ABORT) || !s->ndone)
+        return;
+    syscall(SYS_tgkill, getpid(), s->done[0]->tid, SIGABRT);
+    struct timespec two = {2, 0};
+    nanosleep(&two, NULL);
+    abort();
+}
+
+/* Threads reported already whose calls did not move since are not shown
+ * again: their stacks are what was shown. */
+static int fresh(const wd_thread *t)
+{
+    return live(t) && open_calls(t) > 0 && t->reported != t->seen_events;
+}
+
+static void hang_header(wd_scan *s, int open)
+{
+    int old = 0;
+    for (wd_thread *t = wd_threads(); t; t = t->next)
+        old += live(t) && open_calls(t) > 0 && !fresh(t);
+    char took[64], above[64] = "";
+    tf_buf b = {took, sizeof took, 0};
+    wd_buf_duration(&b, s->now - total_since);
+    if (old)
+        snprintf(above, sizeof above, old == open ? ", all reported above" : ", %d reported above", old);
+    fprintf(s->f, "tf: watchdog: hang: no monitored call entered or left in any thread for %s; "
+                  "%d threads have calls open%s%s\n", tf__buf_end(&b), open, above, wd_scan_where(s));
+}
+
+static void scan(const wd_spec *cur)
+{
+    wd_scan s = {.now = mono_ns(), .now_ticks = tf__clock_now(), .spec = *cur};
+    uint64_t total = 0;
+    int open = 0;
+    for (wd_thread *t = wd_threads(); t; t = t->next)
+        if (live(t)) {
+            open += look(t, s.now) > 0;
+            total += t->seen_events;
+        }
+    if (total != total_seen) {
+        total_seen = total;
+        total_since = s.now;
+        hang_reported = 0;
+    }
+    if (__atomic_load_n(&quitting, __ATOMIC_RELAXED) || wd_scan_open(&s) != 0)
+        return;
+    /* one thread with calls open: its hang is its stall */
+    int hung = open > 1 && !hang_reported && s.now - total_since >= cur->ns;
+    if (hung)
+        hang_reported = 1, hang_header(&s, open);
+    wd_cycles(&s); /* the threads of a cycle, with what they hold and wait for */
+    for (wd_thread *t = wd_threads(); t && hung; t = t->next)
+        if (fresh(t) && wd_scan_add(&s, t))
+            wd_thread_block(&s, t);
+    for (wd_thread *t = wd_threads(); t; t = t->next) /* stalls */
+        if (fresh(t) && s.now - t->seen_since >= cur->ns && wd_scan_add(&s, t))
+            wd_thread_block(&s, t);
+    wd_scan_close(&s);
+    act(&s);
+}
+
+/* ---- the thread --------------------------------------------------------------- */
+
+/* Sleeps a period, or until told to stop or changed; 0: stop. *cur: the
+ * spec to scan with. */
+static int sleep_period(wd_spec *cur)
+{
+    pthread_mutex_lock(&wake_lock);
+    uint64_t p = spec.ns / 4 < PERIOD_MAX_NS ? spec.ns / 4 : PERIOD_MAX_NS;
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    uint64_t ns = (uint64_t)until.tv_nsec + p;
+    until.tv_sec += (time_t)(ns / 1000000000u);
+    until.tv_nsec = (long)(ns % 1000000000u);
+    if (!stopping)
+        pthread_cond_timedwait(&wake, &wake_lock, &until);
+    int go_on = !stopping;
+    *cur = spec;
+    pthread_mutex_unlock(&wake_lock);
+    return go_on;
+}
+
+static void *run(void *arg)
+{
+    tf__in_monitor = 1; /* nothing this thread calls is traced */
+    total_since = mono_ns();
+    wd_spec cur;
+    while (sleep_period(&cur)) {
+        wd_interpose_refresh();
+        scan(&cur);
+    }
+    return arg;
+}
+
+/* The thread never takes the program's signals. */
+static int start(char *why, size_t len)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    stopping = 0;
+    int rc = pthread_create(&thread, NULL, run, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        snprintf(why, len, "cannot start the watchdog thread: %s", strerror(rc));
+        return -1;
+    }
+    pthread_setname_np(thread, "tf-watchdog");
+    running = 1;
+    return 0;
+}
+
+static void stop(void)
+{
+    pthread_mutex_lock(&wake_lock);
+    stopping = 1;
+    pthread_cond_signal(&wake);
+    pthread_mutex_unlock(&wake_lock);
+    pthread_join(thread, NULL);
+    running = 0;
+}
+
+/* At exit the program's calls stop for good while exit handlers run (the
+ * recorder's dump, a report): that is no hang. */
+static void at_exit(void)
+{
+    __atomic_store_n(&quitting, 1, __ATOMIC_RELAXED);
+}
+
+static void make_cond(void)
+{
+    pthread_condattr_t a;
+    pthread_condattr_init(&a);
+    pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+    pthread_cond_init(&wake, &a);
+    pthread_condattr_destroy(&a);
+}
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static void first_start(void)
+{
+    make_cond();
+    wd_clock_start();
+    atexit(at_exit);
+}
+
+/* The monitor joins every holder before the thread starts, and leaves them
+ * after it stopped; the wrappers likewise. */
+int wd_set(const wd_spec *s, char *why, size_t len)
+{
+    pthread_mutex_lock(&set_lock);
+    int rc = 0;
+    if (!s->ns && running) {
+        stop();
+        tf__registry_watch_every(NULL);
+        wd_interpose(0);
+    } else if (s->ns && !running) {
+        pthread_once(&once, first_start);
+        tf__registry_watch_every(wd_factory());
+        if (wd_interpose(1) != 0 && !no_interpose_said++)
+            fprintf(stderr, "tf: watchdog: lock cycles are not looked for: this architecture's "
+                            "calls of the pthread lock functions cannot be rerouted\n");
+        pthread_mutex_lock(&wake_lock);
+        spec = *s;
+        pthread_mutex_unlock(&wake_lock);
+        rc = start(why, len);
+        if (rc != 0) {
+            tf__registry_watch_every(NULL);
+            wd_interpose(0);
+        }
+    }
+    pthread_mutex_lock(&wake_lock);
+    spec = running ? *s : (wd_spec){0, 0};
+    pthread_cond_signal(&wake); /* a new period at once */
+    pthread_mutex_unlock(&wake_lock);
+    pthread_mutex_unlock(&set_lock);
+    return rc;
+}
+
+int wd_running(wd_spec *out)
+{
+    pthread_mutex_lock(&set_lock);
+    int r = running;
+    if (out)
+        *out = spec;
+    pthread_mutex_unlock(&set_lock);
+    return r;
+}
+
+/* ---- start-up and fork ---------------------------------------------------------- */
+
+void tf__watchdog_init(void)
+{
+    const char *v = tf__config_get("TF_WATCHDOG");
+    if (!v)
+        return;
+    wd_spec s;
+    char why[256];
+    if (wd_parse(v, &s, why, sizeof why) == NULL && wd_set(&s, why, sizeof why) != 0)
+        fprintf(stderr, "tf: TF_WATCHDOG: %s\n", why);
+}
+
+/* The child has only the forking thread: the watchdog starts again there
+ * if it ran (it watches the child's own calls), with fresh locks. */
+void tf__watchdog_fork(int phase)
+{
+    if (phase != TF_FORK_CHILD)
+        return;
+    pthread_mutex_init(&set_lock, NULL);
+    pthread_mutex_init(&wake_lock, NULL);
+    make_cond();
+    wd_threads_fork_child();
+    if (!running)
+        return;
+    running = 0;
+    total_seen = 0;
+    hang_reported = 0;
+    char why[256];
+    if (start(why, sizeof why) != 0)
+        fprintf(stderr, "tf: watchdog: in the child %ld: %s\n", (long)getpid(), why);
+}
