@@ -12,6 +12,7 @@
  * are dropped by stack position, as the tracer does.
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -111,6 +112,24 @@ static void drop_below(wd_thread *t, uintptr_t sp)
     }
     if (d != t->depth)
         __atomic_store_n(&t->depth, d, __ATOMIC_RELEASE);
+}
+
+/* A longjmp to target_sp leaves the frames below it; of the frames at
+ * exactly that position only the outermost can still run (the setjmp
+ * caller is never inlined: the others were inlined into it). As the
+ * tracer does; called by libtf's longjmp on the jumping thread. */
+static void on_longjmp(uintptr_t target_sp)
+{
+    wd_thread *t = wd_me;
+    if (!t)
+        return;
+    drop_below(t, target_sp);
+    for (int d = t->depth; d > 1; d--) {
+        wd_frame *top = wd_frame_at(t, d - 1, 0), *below = wd_frame_at(t, d - 2, 0);
+        if (!top || !below || top->sp != target_sp || below->sp != target_sp)
+            break;
+        __atomic_store_n(&t->depth, d - 1, __ATOMIC_RELEASE);
+    }
 }
 
 static void w_enter(tf_monitor *self, int id, const tf_args *args)
@@ -219,7 +238,14 @@ static tf_monitor *create(tf_factory *self, const tf_tu *tu)
 
 static tf_factory factory = {"watchdog", create, TF_FACTORY_NO_GUARD};
 
+static pthread_once_t hook_once = PTHREAD_ONCE_INIT;
+static void hook_longjmp(void)
+{
+    tf__on_longjmp(on_longjmp);
+}
+
 tf_factory *wd_factory(void)
 {
+    pthread_once(&hook_once, hook_longjmp);
     return &factory;
 }

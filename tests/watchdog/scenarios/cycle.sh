@@ -1,0 +1,27 @@
+# cycle: two threads taking two mutexes in opposite order, each inside a
+# monitored function: the cycle names both threads, the mutex each holds
+# (its address, the function that took it) and the one it waits for; then
+# each thread's stack. The process hangs: said once, with the threads above.
+env TF_WATCHDOG=500ms "$app" deadlock > cycle.out 2> cycle.err || fail "exit status $?"
+a=$(sed -n 's/^a=\(0x[0-9a-f]*\) b=.*/\1/p' cycle.out) b=$(sed -n 's/.* b=\(0x[0-9a-f]*\)$/\1/p' cycle.out)
+[ -n "$a" ] && [ -n "$b" ] || fail "no addresses: $(cat cycle.out)"
+one="thread [0-9]+ \(one\) holds mutex $a \(taken in wdapp\.take_ab\) and waits for mutex $b \(in wdapp\.take_ab\)"
+two="thread [0-9]+ \(two\) holds mutex $b \(taken in wdapp\.take_ba\) and waits for mutex $a \(in wdapp\.take_ba\)"
+grep -qE '^tf: watchdog: lock cycle: 2 threads blocked for [0-9.]+ (s|ms), each waiting for a lock the next one holds$' cycle.err ||
+    fail "no cycle line"
+[ "$(grep -cE "^  ($one|$two)\$" cycle.err)" = 2 ] || fail "the cycle does not name both threads, locks and functions"
+grep -qE '^tf: watchdog: thread [0-9]+ \(one\): wdapp\.take_ab has been open for ' cycle.err || fail "no stack of one"
+grep -qE "^ +[0-9.]+ (s|ms)  wdapp\.take_ab\(first=$a, second=$b\)\$" cycle.err || fail "no call of take_ab"
+grep -qE "^ +[0-9.]+ (s|ms)  wdapp\.take_ba\(first=$b, second=$a\)\$" cycle.err || fail "no call of take_ba"
+[ "$(grep -c 'lock cycle' cycle.err)" = 1 ] || fail "the cycle reported more than once"
+grep -qE '^tf: watchdog: hang: no monitored call entered or left in any thread for [0-9.]+ (s|ms); 2 threads have calls open, all reported above$' cycle.err ||
+    fail "no hang line"
+[ "$(grep -c '^tf: watchdog: ' cycle.err)" = 4 ] || fail "more lines than the cycle, two stacks and the hang"
+
+# hang2: two threads each sleeping in a call: the hang lists both, under one line.
+env TF_WATCHDOG=500ms "$app" hang2 > hang.out 2> hang.err || fail "exit status $?"
+grep -qE '^tf: watchdog: hang: no monitored call entered or left in any thread for [0-9.]+ (s|ms); 2 threads have calls open$' hang.err ||
+    fail "no hang line"
+grep -qE '^ +[0-9.]+ (s|ms)  wdapp\.nap\(seconds=30, why="worker"\)$' hang.err || fail "no worker in the hang"
+grep -qE '^ +[0-9.]+ (s|ms)  wdapp\.nap\(seconds=3, why="main"\)$' hang.err || fail "no main in the hang"
+[ "$(grep -c 'has been open for' hang.err)" = 2 ] || fail "a thread reported twice"

@@ -1,0 +1,21 @@
+# hard: the calls a report lists are the calls open. After a longjmp out of
+# four nested calls, the stuck nap's stack holds only jumps and nap (-O2 and
+# -O0). A forked child runs its own watchdog, for its own calls.
+"$cc" -O0 -g -fplugin="$plugin" -I"$inc" "$here/wdapp.c" -L"$libdir" -ltf -lpthread -ldl \
+    -Wl,-rpath,"$libdir" -o wdapp-O0 || fail "cannot compile wdapp at -O0"
+for prog in "$app" ./wdapp-O0; do
+    env TF_WATCHDOG=500ms "$prog" jump 1 > jump.out 2> jump.err || fail "exit status $?"
+    expect_lines "jump $prog" jump.err \
+    'tf: watchdog: thread [0-9]+ \(wdapp(-O0)?\): wdapp\.nap has been open for [0-9.]+ (s|ms)' \
+    ' +[0-9.]+ (s|ms)  wdapp\.jumps\(seconds=1\)' \
+    ' +[0-9.]+ (s|ms)  wdapp\.nap\(seconds=1, why="after the jump"\)' \
+    'tf: watchdog: thread [0-9]+ \(wdapp(-O0)?\): wdapp\.nap returned after [0-9.]+ s'
+done
+
+env TF_WATCHDOG=500ms "$app" fork 1 > fork.out 2> fork.err || fail "exit status $?"
+child=$(sed -n 's/^child //p' fork.out)
+expect_lines fork fork.err \
+    "tf: watchdog: thread $child \(wdapp\): wdapp\.nap has been open for [0-9.]+ (s|ms)" \
+    ' +[0-9.]+ (s|ms)  wdapp\.run\(n=1, seconds=1\)' \
+    ' +[0-9.]+ (s|ms)  wdapp\.nap\(seconds=1, why="test"\)' \
+    "tf: watchdog: thread $child \(wdapp\): wdapp\.nap returned after [0-9.]+ s"
