@@ -203,7 +203,9 @@ int wd_interpose(int want)
     return rc;
 }
 
-/* Objects dlopen'ed since the last walk get the wrappers at the next period. */
+/* Objects dlopen'ed since the last walk get the wrappers at the next period.
+ * Not sooner: a wrapper of dlopen would make libtf dlopen's caller, whose
+ * RUNPATH glibc searches (the program's must stay the one searched). */
 void wd_interpose_refresh(void)
 {
     pthread_mutex_lock(&lock);

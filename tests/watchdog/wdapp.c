@@ -13,6 +13,7 @@
  *   damage             exits with status 4, its recording cut short
  *   jump SECONDS       jumps(seconds): longjmp out of inner(3)'s calls, then a nap
  *   fork SECONDS       a forked child naps; the parent waits and names it
+ *   dldeadlock LIB     dlopens LIB (wdlib.c), whose two threads deadlock
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -190,6 +191,18 @@ int main(int argc, char **argv)
         start(sleeper, "worker", "worker");
         ms(50);
         nap(3, "main");
+        _exit(0);
+    }
+    if (strcmp(mode, "dldeadlock") == 0) { /* argv[2]: wdlib.so, loaded after start */
+        void *lib = dlopen(argv[2], RTLD_NOW);
+        void (*deadlock)(void) = lib ? (void (*)(void))dlsym(lib, "lib_deadlock") : NULL;
+        if (!deadlock) {
+            fprintf(stderr, "%s\n", dlerror());
+            return 1;
+        }
+        ms(300); /* the watchdog's next period reroutes its lock calls */
+        deadlock();
+        ms(2000);
         _exit(0);
     }
     if (strcmp(mode, "jump") == 0) {
