@@ -53,6 +53,8 @@ static const struct var vars[] = {
      "record: 1 keeps argument and result values, 0 only functions and times"},
     {"TF_WATCHDOG", tf__parse_watchdog, NULL, NULL,
      "DURATION[,ACTION...]: report calls open longer than DURATION, hangs, lock cycles (README: when it hangs or dies)"},
+    {"TF_SAMPLE", tf__parse_sample, NULL, NULL,
+     "DURATION between samples of RSS, threads, fds, context switches into the recording (default 1s with TF_WATCHDOG)"},
     {"TF_HELP", tf__parse_one_of, "0|1", "0",
      "1: list these variables and the known factories on stderr at start"},
 };

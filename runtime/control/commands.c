@@ -249,6 +249,7 @@ static int run(tf_cursor *c, FILE *body, const char *who)
         tf__watchdog_heartbeat(body);
     else if (strcmp(cmd, "stacks") == 0 && bare) {
         char err[256];
+        c->i = 0; /* an error points at the command */
         if (tf__watchdog_stacks(body, err, sizeof err) != 0)
             return tf__cur_fail(c, "%s", err);
     }

@@ -1,7 +1,7 @@
 /*
- * config.c: the spelling of TF_WATCHDOG (and of tf-ctl PID watchdog), a line
- * of runtime/config.c's one table, which reports a bad value with this
- * parser's reason.
+ * config.c: the spelling of TF_WATCHDOG (and of tf-ctl PID watchdog) and of
+ * TF_SAMPLE, lines of runtime/config.c's one table, which reports a bad
+ * value with these parsers' reasons.
  *
  *   DURATION[,ACTION...]   DURATION: a number and a unit, ns, us, ms or s
  *                          (as in conditions), from 10ms to 86400s
@@ -116,4 +116,18 @@ const char *tf__parse_watchdog(const char *value, const char *arg, char *why, si
         return why;
     }
     return wd_parse(value, &s, why, len);
+}
+
+const char *tf__parse_sample(const char *value, const char *arg, char *why, size_t len)
+{
+    uint64_t ns;
+    return duration(value, strlen(value), &ns, why, len);
+}
+
+uint64_t wd_sample_asked(void)
+{
+    const char *v = tf__config_get("TF_SAMPLE");
+    uint64_t ns = 0;
+    char why[128];
+    return v && !duration(v, strlen(v), &ns, why, sizeof why) ? ns : 0;
 }

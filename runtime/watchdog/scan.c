@@ -35,7 +35,9 @@
 static pthread_mutex_t set_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t wake_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake;
-static wd_spec spec;            /* what runs now; written under set_lock and wake_lock */
+static wd_spec spec;            /* the watchdog (ns 0: off); written under set_lock and wake_lock */
+static uint64_t sample_ns;      /* the sampling period now; 0: none; likewise */
+static uint64_t sample_asked;   /* TF_SAMPLE, if set: sampling with or without a watchdog */
 static int running, stopping, quitting;
 static uint64_t total_seen, total_since; /* the watchdog thread's view of the whole process */
 static int hang_reported;
@@ -146,12 +148,13 @@ static void scan(const wd_spec *cur)
 
 /* ---- the thread --------------------------------------------------------------- */
 
-/* Sleeps a period, or until told to stop or changed; 0: stop. *cur: the
- * spec to scan with. */
-static int sleep_period(wd_spec *cur)
+/* Sleeps until the next scan or sample, or until told to stop or changed;
+ * 0: stop. *cur: the spec to scan with, *sample: the sampling period. */
+static int sleep_period(wd_spec *cur, uint64_t *sample)
 {
     pthread_mutex_lock(&wake_lock);
-    uint64_t p = spec.ns / 4 < PERIOD_MAX_NS ? spec.ns / 4 : PERIOD_MAX_NS;
+    uint64_t p = spec.ns ? (spec.ns / 4 < PERIOD_MAX_NS ? spec.ns / 4 : PERIOD_MAX_NS) : UINT64_MAX;
+    p = sample_ns && sample_ns < p ? sample_ns : p;
     struct timespec until;
     clock_gettime(CLOCK_MONOTONIC, &until);
     uint64_t ns = (uint64_t)until.tv_nsec + p;
@@ -161,6 +164,7 @@ static int sleep_period(wd_spec *cur)
         pthread_cond_timedwait(&wake, &wake_lock, &until);
     int go_on = !stopping;
     *cur = spec;
+    *sample = sample_ns;
     pthread_mutex_unlock(&wake_lock);
     return go_on;
 }
@@ -170,9 +174,17 @@ static void *run(void *arg)
     tf__in_monitor = 1; /* nothing this thread calls is traced */
     total_since = mono_ns();
     wd_spec cur;
-    while (sleep_period(&cur)) {
-        wd_interpose_refresh();
-        scan(&cur);
+    uint64_t sample, next_sample = 0;
+    while (sleep_period(&cur, &sample)) {
+        if (cur.ns) {
+            wd_interpose_refresh();
+            scan(&cur);
+        }
+        uint64_t now = mono_ns();
+        if (sample && now >= next_sample) {
+            wd_sample();
+            next_sample = now + sample;
+        }
     }
     return arg;
 }
@@ -229,35 +241,36 @@ static void first_start(void)
     atexit(at_exit);
 }
 
-/* The monitor joins every holder before the thread starts, and leaves them
- * after it stopped; the wrappers likewise. */
+/* The monitor joins every holder and the wrappers are in before the thread
+ * scans; they leave when the watchdog stops. The thread runs while a
+ * watchdog runs or sampling was asked for (TF_SAMPLE). */
 int wd_set(const wd_spec *s, char *why, size_t len)
 {
     pthread_mutex_lock(&set_lock);
-    int rc = 0;
-    if (!s->ns && running) {
-        stop();
-        tf__registry_watch_every(NULL);
-        wd_interpose(0);
-    } else if (s->ns && !running) {
-        pthread_once(&once, first_start);
+    int rc = 0, was = spec.ns != 0;
+    pthread_once(&once, first_start);
+    if (s->ns && !was) {
         tf__registry_watch_every(wd_factory());
         if (wd_interpose(1) != 0 && !no_interpose_said++)
             fprintf(stderr, "tf: watchdog: lock cycles are not looked for: this architecture's "
                             "calls of the pthread lock functions cannot be rerouted\n");
+    }
+    uint64_t sample = sample_asked ? sample_asked : s->ns ? 1000000000u : 0;
+    if ((s->ns || sample) && !running)
+        rc = start(why, len);
+    else if (!s->ns && !sample && running)
+        stop();
+    if (rc == 0) {
         pthread_mutex_lock(&wake_lock);
         spec = *s;
+        sample_ns = sample;
+        pthread_cond_signal(&wake); /* a new period at once */
         pthread_mutex_unlock(&wake_lock);
-        rc = start(why, len);
-        if (rc != 0) {
-            tf__registry_watch_every(NULL);
-            wd_interpose(0);
-        }
     }
-    pthread_mutex_lock(&wake_lock);
-    spec = running ? *s : (wd_spec){0, 0};
-    pthread_cond_signal(&wake); /* a new period at once */
-    pthread_mutex_unlock(&wake_lock);
+    if ((!s->ns && was) || (rc && !was)) {
+        tf__registry_watch_every(NULL);
+        wd_interpose(0);
+    }
     pthread_mutex_unlock(&set_lock);
     return rc;
 }
@@ -265,7 +278,7 @@ int wd_set(const wd_spec *s, char *why, size_t len)
 int wd_running(wd_spec *out)
 {
     pthread_mutex_lock(&set_lock);
-    int r = running;
+    int r = spec.ns != 0;
     if (out)
         *out = spec;
     pthread_mutex_unlock(&set_lock);
@@ -277,12 +290,13 @@ int wd_running(wd_spec *out)
 void tf__watchdog_init(void)
 {
     const char *v = tf__config_get("TF_WATCHDOG");
-    if (!v)
-        return;
-    wd_spec s;
+    sample_asked = wd_sample_asked();
+    wd_spec s = {0, 0};
     char why[256];
-    if (wd_parse(v, &s, why, sizeof why) == NULL && wd_set(&s, why, sizeof why) != 0)
-        fprintf(stderr, "tf: TF_WATCHDOG: %s\n", why);
+    if ((v && wd_parse(v, &s, why, sizeof why) == NULL) || sample_asked) {
+        if (wd_set(&s, why, sizeof why) != 0)
+            fprintf(stderr, "tf: TF_WATCHDOG: %s\n", why);
+    }
 }
 
 /* The child has only the forking thread: the watchdog starts again there
@@ -298,6 +312,7 @@ void tf__watchdog_fork(int phase)
     if (!running)
         return;
     running = 0;
+    stopping = 0;
     total_seen = 0;
     hang_reported = 0;
     char why[256];

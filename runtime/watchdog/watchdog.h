@@ -146,6 +146,11 @@ typedef struct wd_spec {
 } wd_spec;
 /* Parses "DURATION[,ACTION...]" or "off"; NULL, or why not in why. */
 const char *wd_parse(const char *text, wd_spec *out, char *why, size_t len);
+/* TF_SAMPLE in ns; 0 if not set. */
+uint64_t wd_sample_asked(void);
+/* Samples the resource counters into the recording, if recording
+ * (sample.c; the watchdog thread, every TF_SAMPLE). */
+void wd_sample(void);
 /* "2 s" / "500 ms" / ... for messages; "report,snapshot" */
 void wd_spec_format(const wd_spec *s, char *out, size_t len);
 
