@@ -101,17 +101,25 @@ static void keep_args(wd_frame *f, const tf_args *args)
 /* ---- the hooks ---------------------------------------------------------------- */
 
 /* Pops frames strictly deeper than sp: a longjmp left them. */
-static void drop_below(wd_thread *t, uintptr_t sp)
+TF_COLD static void drop_below(wd_thread *t, uintptr_t sp)
 {
     int d = t->depth;
     while (d > 0) {
-        wd_frame *f = wd_frame_at(t, d - 1, 0);
+        wd_frame *f = wd_own_frame(t, d - 1);
         if (!f || f->sp >= sp)
             break;
         d--;
     }
-    if (d != t->depth)
-        __atomic_store_n(&t->depth, d, __ATOMIC_RELEASE);
+    __atomic_store_n(&t->depth, d, __ATOMIC_RELEASE);
+}
+
+/* The innermost frame is no deeper than sp: the common case, checked in
+ * line; else the frames a longjmp left are dropped. */
+static inline void live_at(wd_thread *t, uintptr_t sp)
+{
+    wd_frame *top = t->depth > 0 ? wd_own_frame(t, t->depth - 1) : NULL;
+    if (__builtin_expect(top && top->sp < sp, 0))
+        drop_below(t, sp);
 }
 
 /* A longjmp to target_sp leaves the frames below it; of the frames at
@@ -125,7 +133,7 @@ static void on_longjmp(uintptr_t target_sp)
         return;
     drop_below(t, target_sp);
     for (int d = t->depth; d > 1; d--) {
-        wd_frame *top = wd_frame_at(t, d - 1, 0), *below = wd_frame_at(t, d - 2, 0);
+        wd_frame *top = wd_own_frame(t, d - 1), *below = wd_own_frame(t, d - 2);
         if (!top || !below || top->sp != target_sp || below->sp != target_sp)
             break;
         __atomic_store_n(&t->depth, d - 1, __ATOMIC_RELEASE);
@@ -137,10 +145,13 @@ static void w_enter(tf_monitor *self, int id, const tf_args *args)
     uintptr_t sp = TF_CALLER_SP();
     TF_GUARD_BEGIN_NOERRNO(1); /* the paths that allocate keep errno (pages.c) */
     wd_thread *t = wd_self();
-    if (t) {
-        drop_below(t, sp);
+    if (__builtin_expect(t != NULL, 1)) {
+        live_at(t, sp);
+        int d = t->depth;
         uint64_t seq = t->events + 1;
-        wd_frame *f = wd_frame_at(t, t->depth, 1);
+        wd_frame *f = wd_own_frame(t, d);
+        if (__builtin_expect(!f, 0))
+            f = wd_frame_make(t, d);
         if (f) {
             __atomic_store_n(&f->seq, 0, __ATOMIC_RELAXED);
             __atomic_thread_fence(__ATOMIC_RELEASE);
@@ -151,7 +162,7 @@ static void w_enter(tf_monitor *self, int id, const tf_args *args)
             keep_args(f, args);
             __atomic_store_n(&f->seq, seq, __ATOMIC_RELEASE);
         }
-        __atomic_store_n(&t->depth, t->depth + 1, __ATOMIC_RELEASE);
+        __atomic_store_n(&t->depth, d + 1, __ATOMIC_RELEASE);
         __atomic_store_n(&t->events, seq, __ATOMIC_RELEASE);
     }
     TF_GUARD_END_NOERRNO();
@@ -188,10 +199,10 @@ TF_COLD static void say_returned(const wd_thread *t, const wd_frame *f)
 
 /* Pops the innermost frame of (tu, id) and everything above it; a frame
  * deeper than the chunks keep is only counted. */
-static void pop_through(wd_thread *t, const tf_tu *tu, int id)
+TF_COLD static void pop_through(wd_thread *t, const tf_tu *tu, int id)
 {
     for (int i = t->depth - 1; i >= 0; i--) {
-        wd_frame *f = wd_frame_at(t, i, 0);
+        wd_frame *f = wd_own_frame(t, i);
         if (!f) {
             if (i == t->depth - 1) { /* not kept: trust the nesting */
                 __atomic_store_n(&t->depth, i, __ATOMIC_RELEASE);
@@ -201,7 +212,7 @@ static void pop_through(wd_thread *t, const tf_tu *tu, int id)
         }
         if (f->tu != tu || f->id != id)
             continue;
-        if (__builtin_expect(__atomic_load_n(&f->mark, __ATOMIC_RELAXED) == f->seq, 0))
+        if (__atomic_load_n(&f->mark, __ATOMIC_RELAXED) == f->seq)
             say_returned(t, f);
         __atomic_store_n(&t->depth, i, __ATOMIC_RELEASE);
         return;
@@ -213,9 +224,16 @@ static void w_exit(tf_monitor *self, int id, const tf_value *result)
     uintptr_t sp = TF_CALLER_SP();
     TF_GUARD_BEGIN_NOERRNO(0);
     wd_thread *t = wd_me;
-    if (t) {
-        drop_below(t, sp);
-        pop_through(t, self->tu, id);
+    if (__builtin_expect(t != NULL, 1)) {
+        live_at(t, sp);
+        int d = t->depth;
+        wd_frame *top = d > 0 ? wd_own_frame(t, d - 1) : NULL;
+        /* the common case: the innermost frame is this call's, not reported */
+        if (__builtin_expect(top && top->tu == self->tu && top->id == id &&
+                             __atomic_load_n(&top->mark, __ATOMIC_RELAXED) != top->seq, 1))
+            __atomic_store_n(&t->depth, d - 1, __ATOMIC_RELEASE);
+        else
+            pop_through(t, self->tu, id);
         __atomic_store_n(&t->events, t->events + 1, __ATOMIC_RELEASE);
     }
     TF_GUARD_END_NOERRNO();

@@ -112,7 +112,7 @@ int wd_put_stack(FILE *f, wd_thread *t, int depth, uint64_t now_ticks)
     int shown = 0;
     for (int i = 0; i < depth; i++) {
         wd_frame c;
-        if (!wd_frame_at(t, i, 0))
+        if (!wd_frame_at(t, i))
             break;
         if (!wd_frame_copy(t, i, &c)) {
             fputs("  (the thread moved on while its calls were read)\n", f);
@@ -142,7 +142,7 @@ void wd_thread_block(wd_scan *s, wd_thread *t)
         const char *name = tf_method_name(top.tu, top.id);
         fprintf(s->f, ": %s.%s has been open for ", top.tu->name, name ? name : "?");
         put_duration(s->f, wd_ns(s->now_ticks - top.t0));
-        __atomic_store_n(&wd_frame_at(t, depth - 1, 0)->mark, top.seq, __ATOMIC_RELAXED);
+        __atomic_store_n(&wd_frame_at(t, depth - 1)->mark, top.seq, __ATOMIC_RELAXED);
     } else if (depth > 0) {
         fprintf(s->f, ": %d calls open", depth);
     } else {
@@ -184,8 +184,12 @@ int wd_snapshot(const wd_spec *spec, char *where, size_t len)
 static void put_locks(FILE *out, wd_thread *t)
 {
     const void *waiting = __atomic_load_n(&t->waiting, __ATOMIC_ACQUIRE);
-    if (waiting)
-        fprintf(out, "  waits for %s %p\n", wd_lock_kind_name(t->wait_kind), waiting);
+    if (waiting) {
+        const char *fn = t->wait_tu ? tf_method_name(t->wait_tu, t->wait_id) : NULL;
+        fprintf(out, "  waits for %s %p (%s%s%s%s)\n", wd_lock_kind_name(t->wait_kind), waiting,
+                t->wait_tu ? "in " : "outside monitored calls", t->wait_tu ? t->wait_tu->name : "",
+                t->wait_tu ? "." : "", t->wait_tu ? (fn ? fn : "?") : "");
+    }
     int n = __atomic_load_n(&t->nheld, __ATOMIC_ACQUIRE);
     for (int i = 0; i < n && i < WD_HELD; i++) {
         wd_held h = t->held[i];

@@ -95,22 +95,26 @@ uint64_t wd_retired(void)
     return __atomic_load_n(&retired, __ATOMIC_RELAXED);
 }
 
-wd_frame *wd_frame_at(wd_thread *t, int i, int make_it)
+wd_frame *wd_frame_at(wd_thread *t, int i)
 {
     if (i < 0 || i >= WD_CHUNK * WD_CHUNKS)
         return NULL;
-    wd_frame **c = &t->chunk[i / WD_CHUNK];
-    wd_frame *chunk = __atomic_load_n(c, __ATOMIC_ACQUIRE);
-    if (!chunk && make_it) {
-        chunk = tf__pages_alloc(WD_CHUNK * sizeof *chunk);
-        __atomic_store_n(c, chunk, __ATOMIC_RELEASE);
-    }
+    wd_frame *chunk = __atomic_load_n(&t->chunk[i / WD_CHUNK], __ATOMIC_ACQUIRE);
+    return chunk ? &chunk[i % WD_CHUNK] : NULL;
+}
+
+TF_COLD wd_frame *wd_frame_make(wd_thread *t, int i)
+{
+    if (i < 0 || i >= WD_CHUNK * WD_CHUNKS)
+        return NULL;
+    wd_frame *chunk = tf__pages_alloc(WD_CHUNK * sizeof *chunk);
+    __atomic_store_n(&t->chunk[i / WD_CHUNK], chunk, __ATOMIC_RELEASE);
     return chunk ? &chunk[i % WD_CHUNK] : NULL;
 }
 
 int wd_frame_copy(wd_thread *t, int i, wd_frame *out)
 {
-    wd_frame *f = wd_frame_at(t, i, 0);
+    wd_frame *f = wd_frame_at(t, i);
     if (!f)
         return 0;
     uint64_t seq = __atomic_load_n(&f->seq, __ATOMIC_ACQUIRE);
@@ -121,7 +125,7 @@ int wd_frame_copy(wd_thread *t, int i, wd_frame *out)
 
 void wd_innermost(wd_thread *t, const tf_tu **tu, int32_t *id)
 {
-    wd_frame *f = wd_frame_at(t, t->depth - 1, 0);
+    wd_frame *f = wd_own_frame(t, t->depth - 1);
     *tu = f ? f->tu : NULL;
     *id = f ? f->id : -1;
 }

@@ -95,8 +95,18 @@ static inline wd_thread *wd_self(void)
 wd_thread *wd_threads(void);
 /* Calls entered and left by threads that ended. */
 uint64_t wd_retired(void);
-/* Frame i of t, NULL if not kept; make: allocate its chunk (owner only). */
-wd_frame *wd_frame_at(wd_thread *t, int i, int make);
+/* Frame i of t, NULL if not kept (any thread). */
+wd_frame *wd_frame_at(wd_thread *t, int i);
+/* The same for t's own thread, on the hooks' path; wd_frame_make allocates
+ * the chunk (NULL: out of memory, or deeper than the chunks keep). */
+wd_frame *wd_frame_make(wd_thread *t, int i);
+static inline wd_frame *wd_own_frame(wd_thread *t, int i)
+{
+    if (__builtin_expect((unsigned)i >= WD_CHUNK * WD_CHUNKS, 0))
+        return NULL;
+    wd_frame *c = t->chunk[(unsigned)i / WD_CHUNK]; /* only this thread stores it */
+    return c ? c + (unsigned)i % WD_CHUNK : NULL;
+}
 /* A consistent copy of t's frame i into out, or 0 if it changed while read
  * (or is not kept). */
 int wd_frame_copy(wd_thread *t, int i, wd_frame *out);
