@@ -46,22 +46,23 @@ static void edges(node *v, int n)
     }
 }
 
-/* "mutex 0x... (taken in f.g)" for the lock t holds. */
+/* "mutex 0x... (taken in f.g)" for the lock t holds: how it holds it (a
+ * reader of an rwlock another waits to write) is in its record; kind, the
+ * waiter's, if the record has none. */
 static void put_held(FILE *f, const wd_thread *t, const void *lock, int kind)
 {
-    fprintf(f, "%s %p (", wd_lock_kind_name(kind), lock);
     int n = __atomic_load_n(&t->nheld, __ATOMIC_ACQUIRE);
-    for (int i = 0; i < n && i < WD_HELD; i++)
-        if (t->held[i].lock == lock) {
-            const wd_held *h = &t->held[i];
-            const char *fn = h->tu ? tf_method_name(h->tu, h->id) : NULL;
-            if (h->tu)
-                fprintf(f, "taken in %s.%s)", h->tu->name, fn ? fn : "?");
-            else
-                fputs("taken outside monitored calls)", f);
-            return;
-        }
-    fputs("taken before the watchdog saw it)", f);
+    const wd_held *h = NULL;
+    for (int i = n < WD_HELD ? n : WD_HELD; i-- > 0 && !h;)
+        h = t->held[i].lock == lock ? &t->held[i] : NULL;
+    fprintf(f, "%s %p (", wd_lock_kind_name(h ? h->kind : kind), lock);
+    const char *fn = h && h->tu ? tf_method_name(h->tu, h->id) : NULL;
+    if (!h)
+        fputs("taken before the watchdog saw it)", f);
+    else if (h->tu)
+        fprintf(f, "taken in %s.%s)", h->tu->name, fn ? fn : "?");
+    else
+        fputs("taken outside monitored calls)", f);
 }
 
 static void put_wait(FILE *f, const node *v)

@@ -4,6 +4,8 @@
  *   naps COUNT SECONDS nap COUNT times, a line "napping" on stdout before each
  *   deadlock           two threads take two mutexes in opposite order; _exit(0)
  *                      after 3 s (prints the mutexes' addresses first)
+ *   rwdeadlock         a reader of an rwlock and a mutex holder wait for each other
+ *                      (timedlock, wrlock); _exit(0) after 3 s
  *   hang2              two threads and main each in a sleeping call; _exit(0) after 3 s
  *   busy N             run_busy(n) making N short calls add()
  *   bound              says whether pthread_mutex_lock is rerouted from this program
@@ -99,6 +101,47 @@ static void *two(void *arg)
     return arg;
 }
 
+/* rwdeadlock: a reader of an rwlock waits (timedlock) for a mutex whose
+ * holder waits to write-lock the rwlock: the reader is known only from the
+ * watchdog's records (glibc keeps no reader's name). */
+static pthread_rwlock_t rw = PTHREAD_RWLOCK_INITIALIZER;
+
+static struct timespec in_a_minute(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    t.tv_sec += 60;
+    return t;
+}
+
+TF_MONITOR(locks) void read_then_lock(pthread_rwlock_t *r, pthread_mutex_t *m)
+{
+    pthread_rwlock_rdlock(r);
+    pthread_barrier_wait(&both);
+    struct timespec t = in_a_minute();
+    pthread_mutex_timedlock(m, &t);
+}
+
+TF_MONITOR(locks) void lock_then_write(pthread_mutex_t *m, pthread_rwlock_t *r)
+{
+    struct timespec t = in_a_minute();
+    pthread_mutex_timedlock(m, &t);
+    pthread_barrier_wait(&both);
+    pthread_rwlock_wrlock(r);
+}
+
+static void *reader(void *arg)
+{
+    read_then_lock(&rw, &ma);
+    return arg;
+}
+
+static void *writer(void *arg)
+{
+    lock_then_write(&ma, &rw);
+    return arg;
+}
+
 static void *sleeper(void *arg)
 {
     nap(30, arg);
@@ -184,6 +227,15 @@ int main(int argc, char **argv)
         pthread_barrier_init(&both, NULL, 2);
         start(one, NULL, "one");
         start(two, NULL, "two");
+        ms(3000);
+        _exit(0);
+    }
+    if (strcmp(mode, "rwdeadlock") == 0) {
+        printf("rw=%p m=%p\n", (void *)&rw, (void *)&ma);
+        fflush(stdout);
+        pthread_barrier_init(&both, NULL, 2);
+        start(reader, NULL, "reader");
+        start(writer, NULL, "writer");
         ms(3000);
         _exit(0);
     }
