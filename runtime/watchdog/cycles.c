@@ -26,13 +26,22 @@ typedef struct node {
     int next;          /* the DFS: the successor to try next */
 } node;
 
-static int holds(const wd_thread *t, const void *lock)
+/* The entry of t's record for lock, copied; 0 if none. */
+static int held_entry(wd_thread *t, const void *lock, wd_held *out)
 {
     int n = __atomic_load_n(&t->nheld, __ATOMIC_ACQUIRE);
-    for (int i = 0; i < n && i < WD_HELD; i++)
-        if (t->held[i].lock == lock)
+    for (int i = n < WD_HELD ? n : WD_HELD; i-- > 0;)
+        if (WD_GET(t->held[i].lock) == lock) {
+            *out = (wd_held){lock, WD_GET(t->held[i].kind), WD_GET(t->held[i].id), WD_GET(t->held[i].tu)};
             return 1;
+        }
     return 0;
+}
+
+static int holds(wd_thread *t, const void *lock)
+{
+    wd_held h;
+    return held_entry(t, lock, &h);
 }
 
 static void edges(node *v, int n)
@@ -49,12 +58,10 @@ static void edges(node *v, int n)
 /* "mutex 0x... (taken in f.g)" for the lock t holds: how it holds it (a
  * reader of an rwlock another waits to write) is in its record; kind, the
  * waiter's, if the record has none. */
-static void put_held(FILE *f, const wd_thread *t, const void *lock, int kind)
+static void put_held(FILE *f, wd_thread *t, const void *lock, int kind)
 {
-    int n = __atomic_load_n(&t->nheld, __ATOMIC_ACQUIRE);
-    const wd_held *h = NULL;
-    for (int i = n < WD_HELD ? n : WD_HELD; i-- > 0 && !h;)
-        h = t->held[i].lock == lock ? &t->held[i] : NULL;
+    wd_held e;
+    const wd_held *h = held_entry(t, lock, &e) ? &e : NULL;
     fprintf(f, "%s %p (", wd_lock_kind_name(h ? h->kind : kind), lock);
     const char *fn = h && h->tu ? tf_method_name(h->tu, h->id) : NULL;
     if (!h)
@@ -142,8 +149,8 @@ static void search(wd_scan *s, node *v, int r, int *path)
 static int waiting_long(const wd_scan *s, wd_thread *t, node *out)
 {
     uint64_t waits = __atomic_load_n(&t->waits, __ATOMIC_ACQUIRE);
-    node v = {t, __atomic_load_n(&t->waiting, __ATOMIC_ACQUIRE), t->wait_kind, waits, t->wait_t0,
-              t->wait_tu, t->wait_id, NULL, 0, 0, 0};
+    node v = {t, __atomic_load_n(&t->waiting, __ATOMIC_ACQUIRE), WD_GET(t->wait_kind), waits,
+              WD_GET(t->wait_t0), WD_GET(t->wait_tu), WD_GET(t->wait_id), NULL, 0, 0, 0};
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
     if (!v.lock || __atomic_load_n(&t->waits, __ATOMIC_RELAXED) != waits ||
         t->cycle_reported == waits || wd_ns(s->now_ticks - v.t0) < s->spec.ns)

@@ -46,9 +46,13 @@ int wd_lock_owner(const void *lock, int kind)
 
 static void begin_wait(wd_thread *t, const void *lock, int kind)
 {
-    wd_innermost(t, &t->wait_tu, &t->wait_id);
-    t->wait_kind = kind;
-    t->wait_t0 = tf__clock_now();
+    const tf_tu *tu;
+    int32_t id;
+    wd_innermost(t, &tu, &id);
+    WD_SET(t->wait_tu, tu);
+    WD_SET(t->wait_id, id);
+    WD_SET(t->wait_kind, kind);
+    WD_SET(t->wait_t0, tf__clock_now());
     __atomic_store_n(&t->waits, t->waits + 1, __ATOMIC_RELEASE);
     __atomic_store_n(&t->waiting, lock, __ATOMIC_RELEASE);
 }
@@ -58,16 +62,23 @@ static void end_wait(wd_thread *t)
     __atomic_store_n(&t->waiting, NULL, __ATOMIC_RELEASE);
 }
 
+static void put(wd_held *to, const wd_held *from)
+{
+    WD_SET(to->lock, from->lock);
+    WD_SET(to->kind, from->kind);
+    WD_SET(to->id, from->id);
+    WD_SET(to->tu, from->tu);
+}
+
 static void held(wd_thread *t, const void *lock, int kind)
 {
     if (t->nheld == WD_HELD) {
         t->held_lost++; /* the cycle search still has glibc's owner for a mutex */
         return;
     }
-    wd_held *h = &t->held[t->nheld];
-    h->lock = lock;
-    h->kind = kind;
-    wd_innermost(t, &h->tu, &h->id);
+    wd_held h = {lock, kind, -1, NULL};
+    wd_innermost(t, &h.tu, &h.id);
+    put(&t->held[t->nheld], &h);
     __atomic_store_n(&t->nheld, t->nheld + 1, __ATOMIC_RELEASE);
 }
 
@@ -76,7 +87,7 @@ static void released(wd_thread *t, const void *lock)
     for (int i = t->nheld - 1; i >= 0; i--)
         if (t->held[i].lock == lock) {
             for (; i + 1 < t->nheld; i++)
-                t->held[i] = t->held[i + 1];
+                put(&t->held[i], &t->held[i + 1]);
             __atomic_store_n(&t->nheld, t->nheld - 1, __ATOMIC_RELEASE);
             return;
         }

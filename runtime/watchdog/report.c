@@ -185,14 +185,16 @@ static void put_locks(FILE *out, wd_thread *t)
 {
     const void *waiting = __atomic_load_n(&t->waiting, __ATOMIC_ACQUIRE);
     if (waiting) {
-        const char *fn = t->wait_tu ? tf_method_name(t->wait_tu, t->wait_id) : NULL;
-        fprintf(out, "  waits for %s %p (%s%s%s%s)\n", wd_lock_kind_name(t->wait_kind), waiting,
-                t->wait_tu ? "in " : "outside monitored calls", t->wait_tu ? t->wait_tu->name : "",
-                t->wait_tu ? "." : "", t->wait_tu ? (fn ? fn : "?") : "");
+        const tf_tu *tu = WD_GET(t->wait_tu);
+        const char *fn = tu ? tf_method_name(tu, WD_GET(t->wait_id)) : NULL;
+        fprintf(out, "  waits for %s %p (%s%s%s%s)\n", wd_lock_kind_name(WD_GET(t->wait_kind)), waiting,
+                tu ? "in " : "outside monitored calls", tu ? tu->name : "", tu ? "." : "",
+                tu ? (fn ? fn : "?") : "");
     }
     int n = __atomic_load_n(&t->nheld, __ATOMIC_ACQUIRE);
     for (int i = 0; i < n && i < WD_HELD; i++) {
-        wd_held h = t->held[i];
+        wd_held h = {WD_GET(t->held[i].lock), WD_GET(t->held[i].kind), WD_GET(t->held[i].id),
+                     WD_GET(t->held[i].tu)};
         const char *fn = h.tu ? tf_method_name(h.tu, h.id) : NULL;
         fprintf(out, "  holds %s %p (taken in %s%s%s)\n", wd_lock_kind_name(h.kind), h.lock,
                 h.tu ? h.tu->name : "no monitored call", h.tu ? "." : "", h.tu ? (fn ? fn : "?") : "");

@@ -123,13 +123,6 @@ int wd_frame_copy(wd_thread *t, int i, wd_frame *out)
     return seq && __atomic_load_n(&f->seq, __ATOMIC_RELAXED) == seq && out->seq == seq;
 }
 
-void wd_innermost(wd_thread *t, const tf_tu **tu, int32_t *id)
-{
-    wd_frame *f = wd_own_frame(t, t->depth - 1);
-    *tu = f ? f->tu : NULL;
-    *id = f ? f->id : -1;
-}
-
 /* Only the forking thread lives on in the child: the others' records are
  * free, and their waits and locks are gone with them. */
 void wd_threads_fork_child(void)

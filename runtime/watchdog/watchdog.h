@@ -54,6 +54,11 @@ typedef struct wd_held {
     const tf_tu *tu;   /* NULL: none was open */
 } wd_held;
 #define WD_HELD 64     /* locks tracked per thread; more are counted (held_lost) */
+/* The wait and held fields are read by the watchdog thread while their owner
+ * may change them: each word is stored and loaded whole (relaxed atomics,
+ * plain moves), and a reader checks the counts around what it read. */
+#define WD_SET(field, value) __atomic_store_n(&(field), (value), __ATOMIC_RELAXED)
+#define WD_GET(field) __atomic_load_n(&(field), __ATOMIC_RELAXED)
 
 typedef struct wd_thread {
     struct wd_thread *next;  /* every record, newest first; never freed */
@@ -111,7 +116,12 @@ static inline wd_frame *wd_own_frame(wd_thread *t, int i)
  * (or is not kept). */
 int wd_frame_copy(wd_thread *t, int i, wd_frame *out);
 /* The innermost open call of the calling thread (for a lock taken now). */
-void wd_innermost(wd_thread *t, const tf_tu **tu, int32_t *id);
+static inline void wd_innermost(wd_thread *t, const tf_tu **tu, int32_t *id)
+{
+    wd_frame *f = wd_own_frame(t, t->depth - 1);
+    *tu = f ? f->tu : NULL;
+    *id = f ? f->id : -1;
+}
 void wd_threads_fork_child(void);
 
 /* ---- the monitor (monitor.c) -------------------------------------------------- */

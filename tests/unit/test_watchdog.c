@@ -108,6 +108,22 @@ static const char *captured_text(void)
     return text;
 }
 
+/* Waits (at most 20 s: sanitizers are slow) until the captured text holds
+ * what; whether it did. */
+static int captured_soon(const char *what)
+{
+    for (int i = 0; i < 400; i++) {
+        fflush(captured);
+        char text[8192];
+        size_t n = pread(fileno(captured), text, sizeof text - 1, 0);
+        text[n] = 0;
+        if (strstr(text, what))
+            return 1;
+        ms(50);
+    }
+    return 0;
+}
+
 static int count(const char *text, const char *what)
 {
     int n = 0;
@@ -155,11 +171,13 @@ static void test_stall(void **state)
     capture();
     hook_enter(outer, ID_WRITE_LONG, wv, 1);
     hook_enter(inner, ID_READ_INT, rv, 2);
-    ms(600); /* stalled from 100 ms on: reported once, not each period */
+    int seen = captured_soon("has been open for ");
+    ms(500); /* stalled from 100 ms on: reported once, not each period */
     tf_value r = VINT(NULL, 1);
     hook_exit(inner, ID_READ_INT, &r);
     hook_exit(outer, ID_WRITE_LONG, NULL);
     const char *text = captured_text();
+    assert_true(seen);
     char head[128];
     snprintf(head, sizeof head, "tf: watchdog: thread %d (test_watchdog): iostream.read_int has been open for ",
              gettid());
@@ -196,8 +214,10 @@ static void test_cycle(void **state)
     capture();
     pthread_create(&t1, NULL, take, &a);
     pthread_create(&t2, NULL, take, NULL);
-    ms(600);
+    int seen = captured_soon("lock cycle");
+    ms(300); /* the rest of the report */
     const char *text = captured_text();
+    assert_true(seen);
     char holds_a[128], holds_b[128];
     snprintf(holds_a, sizeof holds_a, "holds mutex %p (taken outside monitored calls) and waits for mutex %p "
                                       "(outside monitored calls)\n", (void *)&a, (void *)&b);

@@ -1,7 +1,7 @@
 # quiet: 10,000,000 short calls inside one long call under the watchdog
 # report nothing (the long call moves: its callees enter and leave). Without
 # TF_WATCHDOG no lock function is rerouted; with it they are.
-env TF_WATCHDOG=200ms "$app" busy 10000000 > busy.out 2> busy.err || fail "exit status $?"
+env TF_WATCHDOG=300ms "$app" busy 10000000 > busy.out 2> busy.err || fail "exit status $?"
 [ -s busy.err ] && fail "something reported: $(head -3 busy.err)"
 "$app" bound > off.out 2> off.err || fail "exit status $?"
 [ "$(cat off.out)" = "rerouted no" ] || fail "without TF_WATCHDOG: $(cat off.out)"
