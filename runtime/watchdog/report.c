@@ -2,8 +2,8 @@
  * report.c: what the watchdog says, and what tf-ctl stacks and heartbeat
  * answer. Runs on the watchdog thread or the control server, never in a
  * hook: it may allocate and use stdio. A report is built in memory and
- * written to stderr with one write(2) per 64 KiB, so the program's own
- * lines never land inside it mid-line.
+ * written to stderr in one write(2) (more only if the kernel takes less),
+ * not line by line through the program's stdio buffer.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>

@@ -1,7 +1,8 @@
 /*
  * scan.c: the watchdog thread (.wd.scan). It exists only while a watchdog
- * runs (TF_WATCHDOG, tf-ctl PID watchdog), and wakes every quarter of
- * DURATION (at most every 250 ms) to read every thread's record:
+ * runs (TF_WATCHDOG, tf-ctl PID watchdog) or TF_SAMPLE asks for resource
+ * counters (sample.c), and wakes every quarter of DURATION (at most every
+ * 250 ms) to read every thread's record:
  *
  * - stall: a thread with calls open that entered or left no monitored call
  *   for DURATION. Its innermost call is the one stuck; it is reported once
@@ -14,8 +15,9 @@
  *
  * Times are the watchdog's own: a count that did not change between two
  * scans has not changed since the first scan that saw it, so every verdict
- * is at most one period late and never early. The hooks read no clock but
- * at entry (a call's age in reports); the wrappers read none.
+ * is at most one period late and never early. The hooks read the clock at
+ * entry only (a call's age in reports), the lock wrappers only when a lock
+ * is not free at once (how long a thread has waited).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -80,7 +82,6 @@ static int open_calls(const wd_thread *t)
     return __atomic_load_n(&t->depth, __ATOMIC_ACQUIRE);
 }
 
-
 /* abort: SIGABRT to the first thread reported, so that the core dump's
  * crashing thread is the stuck one; abort() here if it has SIGABRT blocked. */
 static void act(const wd_scan *s)
@@ -144,6 +145,7 @@ static void scan(const wd_spec *cur)
             wd_thread_block(&s, t);
     wd_scan_close(&s);
     act(&s);
+    free(s.done);
 }
 
 /* ---- the thread --------------------------------------------------------------- */

@@ -33,7 +33,7 @@ static void release(void *p)
     __atomic_fetch_add(&retired, t->events - t->base, __ATOMIC_RELAXED);
     __atomic_store_n(&t->depth, 0, __ATOMIC_RELEASE);
     __atomic_store_n(&t->waiting, NULL, __ATOMIC_RELEASE);
-    t->nheld = 0;
+    __atomic_store_n(&t->nheld, 0, __ATOMIC_RELEASE);
     t->held_lost = 0;
     __atomic_store_n(&t->used, 0, __ATOMIC_RELEASE);
 }

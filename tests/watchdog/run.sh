@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# run.sh SCENARIO CC PLUGIN INCLUDE LIBDIR BINDIR WORK: compiles wdapp with CC and
+# run.sh SCENARIO CC PLUGIN INCLUDE LIBDIR BINDIR WORK CXX: compiles wdapp with CC and
 # PLUGIN, then runs scenarios/SCENARIO.sh (see CMakeLists.txt). BINDIR holds
-# tf-ctl/tf-ctl, tf-watch/tf-watch and tf-dump/tf-dump (the build's tools/).
+# tf-ctl/tf-ctl, tf-watch/tf-watch and tf-dump/tf-dump (the build's tools/); CXX
+# is CC's C++ driver.
 # Sockets live under WORK/run (XDG_RUNTIME_DIR), so tests never see each other.
 #
 # Deadline: the test runs under timeout(1), which leads its own process group
@@ -16,7 +17,7 @@ if [ -z "${TF_WD_TEST_INNER:-}" ]; then
     [ "$rc" = 137 ] && echo "FAIL: not done within $DEADLINE s; its processes were killed"
     exit "$rc"
 fi
-scenario=$1 cc=$2 plugin=$3 inc=$4 libdir=$5 bindir=$6 work=$7
+scenario=$1 cc=$2 plugin=$3 inc=$4 libdir=$5 bindir=$6 work=$7 cxx=$8
 here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$work" && mkdir -p "$work/run" && chmod 700 "$work/run" && cd "$work" || exit 1
 export XDG_RUNTIME_DIR=$work/run
