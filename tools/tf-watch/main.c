@@ -44,6 +44,7 @@ static const char usage[] =
     "See README.md, 'When it hangs or dies'.\n";
 
 static pid_t child_pid;
+static struct sigaction int_before, quit_before; /* what PROGRAM gets back */
 
 /* SIGTERM and SIGHUP sent to tf-watch are the program's; SIGINT and SIGQUIT
  * from the terminal reach it directly (one process group), so tf-watch
@@ -138,8 +139,8 @@ static int start(watch *w, char **argv)
     w->pid = fork();
     if (w->pid == 0) {
         close(report[0]);
-        signal(SIGINT, SIG_DFL);
-        signal(SIGQUIT, SIG_DFL);
+        sigaction(SIGINT, &int_before, NULL);
+        sigaction(SIGQUIT, &quit_before, NULL);
         child_env(w);
         execvp(argv[0], argv);
         int e = errno;
@@ -391,8 +392,9 @@ int main(int argc, char **argv)
     snprintf(w.self_dir, sizeof w.self_dir, "%.*s", (int)(strrchr(self, '/') ? strrchr(self, '/') - self : 1), n > 0 ? self : ".");
     if (w.log && !(w.logf = tf__append_file("tf-watch --log", w.log)))
         return OWN_FAILURE; /* files.c said why */
-    signal(SIGINT, SIG_IGN);
-    signal(SIGQUIT, SIG_IGN);
+    struct sigaction ignore = {.sa_handler = SIG_IGN};
+    sigaction(SIGINT, &ignore, &int_before);
+    sigaction(SIGQUIT, &ignore, &quit_before);
     struct sigaction fw = {.sa_handler = forward, .sa_flags = SA_RESTART};
     sigaction(SIGTERM, &fw, NULL);
     sigaction(SIGHUP, &fw, NULL);

@@ -78,6 +78,22 @@ static void find_dump(const watch *w, char *out, size_t len)
     snprintf(out, len, "tf-dump");
 }
 
+extern char **environ;
+
+static void no_tf_environment(void)
+{
+    for (size_t i = 0; environ[i];) {
+        size_t n = strcspn(environ[i], "=");
+        char name[256];
+        if (strncmp(environ[i], "TF_", 3) == 0 && n < sizeof name) {
+            snprintf(name, sizeof name, "%.*s", (int)n, environ[i]);
+            unsetenv(name);
+        } else {
+            i++;
+        }
+    }
+}
+
 /* Runs tf-dump DIR, its output dropped; its first line of stderr in err.
  * Returns its exit status, -1 if it could not run or took too long. */
 static int run_dump(const char *dump, const char *dir, char *err, size_t len)
@@ -90,6 +106,7 @@ static int run_dump(const char *dump, const char *dir, char *err, size_t len)
         int null = open("/dev/null", O_WRONLY);
         dup2(null, 1);
         dup2(pipefd[1], 2);
+        no_tf_environment(); /* tf-dump links libtf: the program's settings are not its own */
         execlp(dump, dump, dir, (char *)NULL);
         dprintf(2, "cannot run %s: %s\n", dump, strerror(errno));
         _exit(127);

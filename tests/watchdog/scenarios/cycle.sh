@@ -14,7 +14,8 @@ grep -qE '^tf: watchdog: thread [0-9]+ \(one\): wdapp\.take_ab has been open for
 grep -qE "^ +[0-9.]+ (s|ms)  wdapp\.take_ab\(first=$a, second=$b\)\$" cycle.err || fail "no call of take_ab"
 grep -qE "^ +[0-9.]+ (s|ms)  wdapp\.take_ba\(first=$b, second=$a\)\$" cycle.err || fail "no call of take_ba"
 [ "$(grep -c 'lock cycle' cycle.err)" = 1 ] || fail "the cycle reported more than once"
-grep -qE '^tf: watchdog: hang: no monitored call entered or left in any thread for [0-9.]+ (s|ms); 2 threads have calls open, all reported above$' cycle.err ||
+# (the hang is seen in the scan that finds the cycle, or in the next one)
+grep -qE '^tf: watchdog: hang: no monitored call entered or left in any thread for [0-9.]+ (s|ms); 2 threads have calls open(, all reported above)?$' cycle.err ||
     fail "no hang line"
 [ "$(grep -c '^tf: watchdog: ' cycle.err)" = 4 ] || fail "more lines than the cycle, two stacks and the hang"
 
