@@ -49,9 +49,19 @@ expect_lines hang hang.err \
 "$tfdump" "tf-record-$pid.hang-1" > hang.txt || fail "tf-dump of the hang's snapshot"
 grep -q 'wdapp\.nap->(seconds=30, why="test")$' hang.txt || fail "the hang's snapshot has no entry of nap"
 
+# --on-hang=report (the default): a hang, the calls move again, another hang;
+# the program ends as it would (status 0, no verdict line for it).
+unset TF_MONITORS
+"$tfwatch" --hang 500ms -- "$app" naps 2 2 > moves.out 2> moves.err || fail "moves: exit status $?"
+[ "$(grep -cE "^$w hung: no monitored call entered or left for [0-9.]+ (s|ms) while 2 calls are open; no snapshot: it records nothing\$" moves.err)" = 2 ] ||
+    fail "moves: not two hangs"
+grep -qE "^$w moves again\$" moves.err || fail "moves: no 'moves again'"
+# A program serving no control socket (not linked with libtf) cannot be judged.
+"$tfwatch" --hang 200ms -- sleep 1 > nosock.out 2> nosock.err || fail "nosock: exit status $?"
+expect_lines nosock nosock.err "tf-watch: --hang cannot judge sleep \(pid [0-9]+\): process [0-9]+ serves no control socket at $work/run/tf/[0-9]+\.sock: No such file or directory \(was it started with TF_CONTROL=1\?\)"
+
 # --pid: a process that stops answering (SIGSTOP). Its parent execs sleep,
 # which never reaps it: tf-watch reads its status from the zombie.
-unset TF_MONITORS
 env TF_CONTROL=1 sh -c '"$0" naps 30 1 > /dev/null & echo $!; exec sleep 60' "$app" > parent.out &
 parent=$!
 for _ in $(seq 100); do [ -s parent.out ] && break; sleep 0.05; done
