@@ -38,11 +38,17 @@ int tf__group_each_container(const char *group, int (*fn)(const char *name, void
  * they are refused and recorded as a denial of who ("control socket"). */
 int tf__register_external(const char *group, tf_factory *f, const char *who);
 void tf__deny_external(const char *who, const char *what);
+/* TF_OK, or TF_EPERM (recorded as a denial of who asking what) once
+ * registrations are sealed: for requests that attach monitors otherwise. */
+int tf__external_permitted(const char *who, const char *what);
 /* Triggers (runtime/control) watch the functions they name: the registry adds
  * f to every holder for which wants(tu, group index) is nonzero, after the
  * factories registered; a later call replaces f and wants and recomputes
  * every holder. */
 void tf__registry_watch(tf_factory *f, int (*wants)(const tf_tu *tu, uint32_t group));
+/* The watchdog (runtime/watchdog) watches every monitored function: f (NULL:
+ * none) joins every holder, last, and every holder is recomputed. */
+void tf__registry_watch_every(tf_factory *f);
 
 /* Calls fn with the name of each group group directly contains, in the order
  * the TUs declared them, until fn returns nonzero, and returns that (0 for a

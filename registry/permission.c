@@ -211,7 +211,7 @@ void tf__deny_external(const char *who, const char *what)
     pthread_mutex_unlock(&lock);
 }
 
-int tf__register_external(const char *group, tf_factory *f, const char *who)
+int tf__external_permitted(const char *who, const char *what)
 {
     tf__permission_init();
     pthread_mutex_lock(&lock);
@@ -219,10 +219,16 @@ int tf__register_external(const char *group, tf_factory *f, const char *who)
     if (sealed & TF_SEAL_REGISTRATIONS) {
         struct module m;
         snprintf(m.path, sizeof m.path, "%s", who);
-        char what[64];
-        snprintf(what, sizeof what, "register %.50s", group);
         rc = deny(&m, what);
     }
     pthread_mutex_unlock(&lock);
+    return rc;
+}
+
+int tf__register_external(const char *group, tf_factory *f, const char *who)
+{
+    char what[64];
+    snprintf(what, sizeof what, "register %.50s", group);
+    int rc = tf__external_permitted(who, what);
     return rc != TF_OK ? rc : tf__register_trusted(group, f);
 }

@@ -94,6 +94,7 @@ static struct group **buckets;
 static struct tu_entry *tus;
 static tf_factory *watcher;
 static int (*watcher_wants)(const tf_tu *tu, uint32_t group);
+static tf_factory *everywhere; /* the watchdog's (tf__registry_watch_every) */
 static tf__monitor_maker maker;
 static volatile int exiting;
 
@@ -335,7 +336,8 @@ static int factories_for(struct group *h, struct factory_set *s)
  * watches, so it sees the call after they did). */
 static int watch_set(const tf_tu *tu, uint32_t group, struct factory_set *s)
 {
-    return watcher && watcher_wants(tu, group) ? set_add(s, watcher) : 0;
+    int rc = watcher && watcher_wants(tu, group) ? set_add(s, watcher) : 0;
+    return rc == 0 && everywhere ? set_add(s, everywhere) : rc;
 }
 
 static void set_free(struct factory_set *s)
@@ -700,6 +702,14 @@ void tf__registry_watch(tf_factory *f, int (*wants)(const tf_tu *tu, uint32_t gr
     pthread_mutex_lock(&lock);
     watcher = f;
     watcher_wants = wants;
+    pthread_mutex_unlock(&lock);
+    settle();
+}
+
+void tf__registry_watch_every(tf_factory *f)
+{
+    pthread_mutex_lock(&lock);
+    everywhere = f;
     pthread_mutex_unlock(&lock);
     settle();
 }

@@ -17,7 +17,8 @@
  * - Two variables naming one file (TF_OUTPUT and TF_REPORT) would interleave:
  *   the second is refused, naming the first.
  * - Files are O_APPEND, so a parent and its forked child, sharing the file,
- *   never write over each other's lines.
+ *   never write over each other's lines. tf__append_file keeps what a file
+ *   holds (tf-watch's --log), with the same checks.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -113,7 +114,8 @@ static const char *refusal(const struct stat *st, char *why, size_t len)
     return NULL;
 }
 
-static int open_checked(const char *var, const char *path)
+/* keep: append to what the file holds (a log) instead of truncating it. */
+static int open_checked(const char *var, const char *path, int keep)
 {
     const char *last;
     int dir = open_parent(var, path, &last);
@@ -136,7 +138,7 @@ static int open_checked(const char *var, const char *path)
     }
     char why[128];
     const char *no = fstat(fd, &st) != 0 ? strerror(errno) : refusal(&st, why, sizeof why);
-    if (!no && S_ISREG(st.st_mode) && (ftruncate(fd, 0) != 0 || fchmod(fd, 0600) != 0))
+    if (!no && S_ISREG(st.st_mode) && ((!keep && ftruncate(fd, 0) != 0) || fchmod(fd, 0600) != 0))
         no = strerror(errno);
     if (no) {
         close(fd);
@@ -157,13 +159,13 @@ static int standard_stream(const char *path)
     return fd < 0 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, 3);
 }
 
-FILE *tf__create_file(const char *var, const char *path)
+static FILE *open_file(const char *var, const char *path, int keep)
 {
     int saved = errno;
     pthread_mutex_lock(&lock);
     int fd = standard_stream(path);
     if (fd < 0)
-        fd = open_checked(var, path);
+        fd = open_checked(var, path, keep);
     pthread_mutex_unlock(&lock);
     FILE *f = fd >= 0 ? fdopen(fd, "a") : NULL;
     if (fd >= 0 && !f) {
@@ -172,6 +174,16 @@ FILE *tf__create_file(const char *var, const char *path)
     }
     errno = saved;
     return f;
+}
+
+FILE *tf__create_file(const char *var, const char *path)
+{
+    return open_file(var, path, 0);
+}
+
+FILE *tf__append_file(const char *var, const char *path)
+{
+    return open_file(var, path, 1);
 }
 
 void tf__files_fork(int phase)

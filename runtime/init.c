@@ -60,5 +60,6 @@ __attribute__((constructor)) static void tf_init(void)
     tf__dprint_init();
     tf__env_init();
     tf__control_init();
+    tf__watchdog_init();
     atexit(mark_exiting); /* registered last: runs first at exit */
 }

@@ -245,6 +245,15 @@ tf_factory *tf__env_factory(const char *name, int *unknown, char *why, size_t le
 tf_factory *tf__cond_wrap(const char *text, size_t col, tf_factory **fs, size_t n, int index);
 /* TF_CONTROL and TF_TRIGGERS (runtime/control), after environment activation. */
 void tf__control_init(void);
+/* TF_WATCHDOG and TF_SAMPLE (runtime/watchdog), after live control; in a
+ * forked child the watchdog starts again. */
+void tf__watchdog_init(void);
+void tf__watchdog_fork(int phase);
+/* tf-ctl PID stacks, heartbeat and watchdog SPEC (runtime/watchdog/commands.c);
+ * 0, or -1 with the reason in err. who: the requester, for a denial. */
+int tf__watchdog_stacks(FILE *out, char *err, size_t len);
+void tf__watchdog_heartbeat(FILE *out);
+int tf__watchdog_control(const char *spec, const char *who, FILE *out, char *err, size_t len);
 /* The manager of the `timing` factory if TF_MONITORS or tf-ctl ever asked
  * for it, else NULL (tf-ctl report). */
 struct tf_timing_manager *tf__timing_env_existing(void);
@@ -268,5 +277,7 @@ void tf__dprint_init(void);
  * else may write, or a character device; never blocks; mode 0600, truncated,
  * O_APPEND. On failure says why on stderr, naming var and path: NULL. */
 FILE *tf__create_file(const char *var, const char *path);
+/* The same, keeping what the file holds: writes are appended (a log). */
+FILE *tf__append_file(const char *var, const char *path);
 
 #endif

@@ -28,6 +28,11 @@
  * control     control/trigger.c. Adding triggers (hooks read the list without
  *             it). Held: none. Child: released; a server thread of its own
  *             starts once every lock is free (this row is released last).
+ * watchdog    watchdog/scan.c, watchdog/locks.c. Starting and stopping the
+ *             watchdog (set_lock; the registry's part runs without it), its
+ *             thread's wake-ups (wake_lock), the lock wrappers put in the GOT
+ *             (locks.c). Held: set_lock before wake_lock. Child: its own
+ *             watchdog thread, if one ran.
  * env         env.c. TF_MONITORS' queue of items, which thread applies them,
  *             TF_OUTPUT's stream. Held: none. Child: another thread's
  *             applying ends (its items are lost to the child).
@@ -65,6 +70,7 @@
 /* X(row, file, fork function), top to bottom. */
 #define TF_LOCKS(X)                                                            \
     X(control, "control/trigger.c", tf__control_fork)                         \
+    X(watchdog, "watchdog/scan.c watchdog/locks.c", tf__watchdog_fork)        \
     X(env, "env.c", tf__env_fork)                                              \
     X(factories, "factories.c", tf__factories_fork)                           \
     X(registry, "../registry/registry.c", tf__registry_fork)                  \

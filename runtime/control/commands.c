@@ -179,12 +179,14 @@ static int select_items(tf_cursor *c, FILE *body, int exclude)
 static const char usage[] =
     "commands: status | groups | functions [GLOB] | register GROUP=FACTORY[+FACTORY...] "
     "[if CONDITION] | clear GROUP | select [+|-]GLOB[,...] | deselect GLOB[,...] | "
-    "selection [clear] | snapshot [DIR] | report [FILE] | trigger TRIGGER | triggers | untrigger N\n";
+    "selection [clear] | snapshot [DIR] | report [FILE] | trigger TRIGGER | triggers | untrigger N | "
+    "stacks | watchdog DURATION[,ACTION...]|off | heartbeat\n";
 
 /* Commands taking the rest of the line; the cursor is after the command word. */
 static int with_rest(const char *cmd, tf_cursor *c, FILE *body, const char *who)
 {
     char word[300] = "";
+    size_t at = c->i;
     if (strcmp(cmd, "register") == 0)
         return tf__control_register(c, who) < 0 ? -1 : 0;
     if (strcmp(cmd, "select") == 0 || strcmp(cmd, "deselect") == 0)
@@ -219,6 +221,10 @@ static int with_rest(const char *cmd, tf_cursor *c, FILE *body, const char *who)
         rc = tf__action_report(n ? word : NULL, body, err, sizeof err);
     } else if (strcmp(cmd, "snapshot") == 0) {
         rc = tf__action_snapshot(n ? word : NULL, err, sizeof err);
+    } else if (strcmp(cmd, "watchdog") == 0) {
+        rc = n ? tf__watchdog_control(word, who, body, err, sizeof err)
+               : tf__cur_fail(c, "watchdog needs DURATION[,ACTION...] or off");
+        c->i = rc && n ? at : c->i; /* an error points at the argument */
     }
     if (rc == -2)
         return -2;
@@ -239,6 +245,14 @@ static int run(tf_cursor *c, FILE *body, const char *who)
         groups(body);
     else if (strcmp(cmd, "triggers") == 0 && bare)
         tf__trigger_list(body);
+    else if (strcmp(cmd, "heartbeat") == 0 && bare)
+        tf__watchdog_heartbeat(body);
+    else if (strcmp(cmd, "stacks") == 0 && bare) {
+        char err[256];
+        c->i = 0; /* an error points at the command */
+        if (tf__watchdog_stacks(body, err, sizeof err) != 0)
+            return tf__cur_fail(c, "%s", err);
+    }
     else if (strcmp(cmd, "help") == 0 && bare)
         fputs(usage, body);
     else {

@@ -142,7 +142,7 @@ uint32_t rc_tu_base(const tf_tu *tu)
 
 /* ---- value classes ------------------------------------------------------------ */
 
-static const char *const kind_names[] = {"tf:enter", "tf:exit", "tf:info", "tf:exception"};
+static const char *const kind_names[] = {"tf:enter", "tf:exit", "tf:info", "tf:exception", "tf:counters"};
 
 static void put_int_type(tf_buf *b, uint32_t bytes, int is_signed, int hex)
 {
@@ -380,6 +380,27 @@ uint32_t rc_class(int kind, int wide, const tf_value *vals, uint32_t n, uint64_t
     tf__buf_put(&b, &k, 1);
     put_fields(&b, kind, wide, vals, n, ptrs);
     uint32_t id = b.len < b.cap ? find_or_make(kind, b.len) : 0;
+    pthread_mutex_unlock(&lock);
+    locked_here = 0;
+    return id;
+}
+
+/* The fields of tf:counters, in rt_record_counters' order (docs/trace-format.md). */
+static const char counter_fields[] =
+    "\t\tuint64_t _rss;\n\t\tuint64_t _threads;\n\t\tuint64_t _fds;\n"
+    "\t\tuint64_t _ctx_voluntary;\n\t\tuint64_t _ctx_involuntary;\n";
+
+uint32_t rc_counters_class(void)
+{
+    if (locked_here)
+        return 0;
+    locked_here = 1;
+    pthread_mutex_lock(&lock);
+    tf_buf b = {scratch, sizeof scratch, 0};
+    char k = (char)('0' + RC_COUNTERS);
+    tf__buf_put(&b, &k, 1);
+    tf__buf_puts(&b, counter_fields);
+    uint32_t id = find_or_make(RC_COUNTERS, b.len);
     pthread_mutex_unlock(&lock);
     locked_here = 0;
     return id;

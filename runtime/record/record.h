@@ -87,6 +87,14 @@ void rt_configure(void); /* config.c: from the environment */
 /* ---- event classes and metadata (classes.c) ------------------------------------
  * Global function ids: each TU seen gets a contiguous range. */
 enum { RC_ENTER, RC_EXIT, RC_INFO, RC_EXC, RC_WIDE = 4, RC_FIRST_VALUES = 8 };
+/* tf:counters (counters.c): its class is made on first use, like a values
+ * class; RC_COUNTERS is its kind (the event name), after RC_EXC. */
+enum { RC_COUNTERS = 4, RC_NCOUNTERS = 5 };
+uint32_t rc_counters_class(void);
+/* One tf:counters event in the calling thread's ring: v[] in the order of
+ * the class's fields (rss, threads, fds, ctx_voluntary, ctx_involuntary).
+ * 0, or -1 if it could not be kept (counted as discarded). */
+int rt_record_counters(const uint64_t v[RC_NCOUNTERS]);
 #define RC_COMPACT_MAX 30u
 uint32_t rc_tu_base(const tf_tu *tu);
 /* The class id for an event of kind (RC_ENTER..RC_EXC) with values vals[n]

@@ -5,16 +5,14 @@
  */
 #define _GNU_SOURCE
 #include <dirent.h>
-#include <errno.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
+
+#include "client.h"
 
 #define ANSWER_WAIT_MS 10000
 
@@ -33,24 +31,18 @@ static const char help[] =
     "  trigger 'FUNCTION:EVENT [if CONDITION] -> ACTION [ARG] [once|every DURATION]'\n"
     "  triggers                        the triggers, numbered, with fire counts\n"
     "  untrigger N\n"
+    "  stacks                          every thread's open monitored calls now (a watchdog runs)\n"
+    "  watchdog DURATION[,ACTION...]|off  start, change or stop the watchdog (TF_WATCHDOG)\n"
+    "  heartbeat                       the watchdog, calls entered and left so far, open now\n"
     "CONDITION: time|depth|ARGUMENT OP VALUE [and ...], OP one of == != < <= > >=\n"
     "  e.g. 'if time > 10ms', 'if depth <= 2 and fd == 3', 'if path == \"/etc\"'\n"
     "EVENT: enter, exit, throw. ACTION: register GROUP=..., clear GROUP, snapshot, report\n"
     "See README.md, 'Turning tracing on'.\n";
 
-static void socket_dir(char *out, size_t max)
-{
-    const char *xdg = getenv("XDG_RUNTIME_DIR");
-    if (xdg && xdg[0] == '/')
-        snprintf(out, max, "%s/tf", xdg);
-    else
-        snprintf(out, max, "/tmp/tf-%u", (unsigned)geteuid());
-}
-
 static int list(void)
 {
     char dir[256];
-    socket_dir(dir, sizeof dir);
+    tf_ctl_socket_dir(dir, sizeof dir);
     DIR *d = opendir(dir);
     if (!d)
         return 0; /* nothing serves: an empty list */
@@ -67,26 +59,6 @@ static int list(void)
     }
     closedir(d);
     return 0;
-}
-
-static int connect_to(const char *pid)
-{
-    char dir[256];
-    socket_dir(dir, sizeof dir);
-    struct sockaddr_un addr = {.sun_family = AF_UNIX};
-    if (snprintf(addr.sun_path, sizeof addr.sun_path, "%s/%s.sock", dir, pid) >=
-        (int)sizeof addr.sun_path) {
-        fprintf(stderr, "tf-ctl: socket path too long under %s\n", dir);
-        return -1;
-    }
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd >= 0 && connect(fd, (struct sockaddr *)&addr, sizeof addr) == 0)
-        return fd;
-    fprintf(stderr, "tf-ctl: process %s serves no control socket at %s: %s "
-                    "(was it started with TF_CONTROL=1?)\n", pid, addr.sun_path, strerror(errno));
-    if (fd >= 0)
-        close(fd);
-    return -1;
 }
 
 /* The request: the words joined by blanks, one line. */
@@ -110,76 +82,22 @@ static char *request(int argc, char **argv)
     return strcat(line, "\n");
 }
 
-static int send_all(int fd, const char *p, size_t n)
-{
-    while (n) {
-        ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
-/* Reads the whole answer; NULL if the program did not answer in time. */
-static char *receive(int fd)
-{
-    size_t n = 0, cap = 4096;
-    char *buf = malloc(cap);
-    struct pollfd p = {fd, POLLIN, 0};
-    while (buf && poll(&p, 1, ANSWER_WAIT_MS) == 1) {
-        if (n + 1 == cap) {
-            char *bigger = realloc(buf, cap *= 2);
-            if (!bigger)
-                break;
-            buf = bigger;
-        }
-        ssize_t r = recv(fd, buf + n, cap - 1 - n, 0);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0) {
-            buf[n] = 0;
-            return buf;
-        }
-        n += (size_t)r;
-    }
-    free(buf);
-    return NULL;
-}
-
 static int command(const char *pid, int argc, char **argv)
 {
-    char *line = request(argc, argv);
+    char *line = request(argc, argv), why[512];
     if (!line)
         return 2;
-    int fd = connect_to(pid);
-    if (fd < 0) {
-        free(line);
-        return 1;
-    }
-    /* A refused peer is answered without being read: the answer still comes. */
-    int sent = send_all(fd, line, strlen(line));
-    int send_errno = errno;
+    char *answer = tf_ctl_ask(pid, line, ANSWER_WAIT_MS, why, sizeof why);
     free(line);
-    char *answer = receive(fd);
-    close(fd);
-    if (!answer || (sent < 0 && !answer[0])) {
-        if (sent < 0)
-            fprintf(stderr, "tf-ctl: process %s: cannot send: %s\n", pid, strerror(send_errno));
-        else
-            fprintf(stderr, "tf-ctl: process %s did not answer within %d s\n", pid,
-                    ANSWER_WAIT_MS / 1000);
-        free(answer);
+    if (!answer) {
+        fprintf(stderr, "tf-ctl: %s\n", why);
         return 1;
     }
     int ok = strncmp(answer, "ok\n", 3) == 0;
     if (ok)
         fputs(answer + 3, stdout);
     else
-        fprintf(stderr, "tf-ctl: process %s: %s", pid, answer[0] ? answer : "no answer\n");
+        fprintf(stderr, "tf-ctl: process %s: %s", pid, answer);
     free(answer);
     return ok ? 0 : 1;
 }

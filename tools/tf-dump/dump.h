@@ -35,6 +35,9 @@ typedef struct td_output {
     void *self;
     int (*event)(void *self, const td_event *e); /* nonzero: stop, a write failed */
     int (*finish)(void *self);                   /* also after damage; nonzero: failed */
+    /* tf:counters, the watchdog's resource samples: e->args are the counters
+     * by name (unsigned), func is "counters". NULL: the output shows none. */
+    int (*counters)(void *self, const td_event *e);
 } td_output;
 
 /* Reads every trace under path (a trace directory or a tree holding several,

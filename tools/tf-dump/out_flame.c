@@ -208,7 +208,7 @@ td_output *td_flame_new(FILE *out)
     struct flame *fl = calloc(1, sizeof *fl);
     if (!fl)
         return NULL;
-    fl->base = (td_output){fl, f_event, f_finish};
+    fl->base = (td_output){fl, f_event, f_finish, NULL}; /* counters are no calls */
     fl->out = out;
     fl->root.name = "all";
     return &fl->base;

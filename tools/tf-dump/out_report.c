@@ -197,7 +197,7 @@ td_output *td_report_new(FILE *out, const char *path)
     struct report *r = calloc(1, sizeof *r);
     if (!r)
         return NULL;
-    r->base = (td_output){r, r_event, r_finish};
+    r->base = (td_output){r, r_event, r_finish, NULL}; /* the timing report has no counters */
     r->out = out;
     r->path = path && strcmp(path, "-") ? path : NULL;
     return &r->base;

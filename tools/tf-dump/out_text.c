@@ -85,6 +85,17 @@ static int t_event(void *self, const td_event *e)
     return putc('\n', out) == EOF;
 }
 
+/* "[time] (thread): counters rss=..., threads=..." */
+static int t_counters(void *self, const td_event *e)
+{
+    FILE *out = self;
+    uint64_t ns = (uint64_t)e->ns;
+    fprintf(out, "[%llu.%09llu] (%s): counters ", (unsigned long long)(ns / 1000000000),
+            (unsigned long long)(ns % 1000000000), e->thread);
+    put_args(out, e);
+    return putc('\n', out) == EOF;
+}
+
 static int t_finish(void *self)
 {
     return fflush(self) != 0 || ferror(self);
@@ -94,6 +105,6 @@ td_output *td_text_new(FILE *out)
 {
     td_output *o = malloc(sizeof *o);
     if (o)
-        *o = (td_output){out, t_event, t_finish};
+        *o = (td_output){out, t_event, t_finish, t_counters};
     return o;
 }

@@ -54,11 +54,27 @@ static int kind_of(const char *name, td_kind *kind)
     return 0;
 }
 
+/* tf:counters to the outputs that show them (dump.h). */
+static void on_counters(struct reader *r, const bt_message *msg)
+{
+    td_fields f;
+    td_fields_init(&f, TD_ENTER);
+    td_fields_of_event(&f, bt_message_event_borrow_event_const(msg));
+    f.e.func = "counters";
+    f.e.ns = clock_ns(msg);
+    if (!r->failed && r->out->counters && r->out->counters(r->out->self, &f.e))
+        r->failed = 1;
+    td_fields_free(&f);
+}
+
 static void on_event(struct reader *r, const bt_message *msg)
 {
     const bt_event *ev = bt_message_event_borrow_event_const(msg);
+    const char *name = bt_event_class_get_name(bt_event_borrow_class_const(ev));
     td_kind kind;
-    if (!kind_of(bt_event_class_get_name(bt_event_borrow_class_const(ev)), &kind))
+    if (name && strcmp(name, "tf:counters") == 0)
+        return on_counters(r, msg);
+    if (!kind_of(name, &kind))
         return; /* an LTTng session holds other providers' events too */
     td_fields f;
     td_fields_init(&f, kind);
@@ -283,7 +299,7 @@ static int probe(bt_value *inputs)
         static const int fatal[] = {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL};
         for (int i = 0; i < 5; i++) /* a death here is an answer, not a crash to report */
             signal(fatal[i], SIG_DFL);
-        td_output null = {NULL, null_event, null_finish};
+        td_output null = {NULL, null_event, null_finish, NULL};
         struct reader r = {.out = &null};
         int fd = open("/dev/null", O_WRONLY);
         if (fd >= 0)
