@@ -41,6 +41,9 @@ typedef struct td_output {
  * as LTTng writes) into out. Damage is reported on stderr, naming the file
  * and offset, after the events before it went to out. 0, or 1 on any error. */
 int td_read(const char *path, td_output *out);
+/* The same for several paths at once: one time order over all their traces
+ * (a recording and its forked children's, several processes). */
+int td_read_paths(const char *const *paths, int n, td_output *out);
 
 /* Output modules; each writes to out (and may name a file for errors). */
 td_output *td_text_new(FILE *out);
