@@ -54,6 +54,11 @@ td_output *td_report_new(FILE *out, const char *path);
  * (an error said on stderr). */
 int td_suggest_rules(const char *report_json, FILE *out, uint64_t min_calls);
 td_output *td_flame_new(FILE *out);
+/* The same, its title saying which threads it shows ("all threads"). */
+td_output *td_flame_for(FILE *out, const char *threads);
+/* out_replay.c: uftrace-replay lines; times since *origin (the first event's
+ * time, set before the first event comes), or absolute when it is NULL. */
+td_output *td_replay_new(FILE *out, const int64_t *origin);
 /* Feeds every event to each of n outputs. */
 td_output *td_tee_new(td_output **outs, int n);
 

@@ -1,0 +1,22 @@
+/* names.h: user text in messages, and the names nearest a misspelt one
+ * (names.c). */
+#ifndef TF_DUMP_NAMES_H
+#define TF_DUMP_NAMES_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* s with its control bytes and backslashes escaped (\n, \t, \\, \xNN). */
+void td_put_text(FILE *out, const char *s);
+/* " (nearest: a, b, c)": the (at most 3) names of names[0..n) closest to
+ * want by edit distance, or " (there are none)" when n is 0. */
+void td_put_nearest(FILE *out, const char *want, const char *const *names, size_t n);
+
+/* "12.000001500": ns as seconds with 9 decimals ('-' first if negative). */
+void td_format_time(char *buf, size_t len, int64_t ns);
+/* "0.877 us", "2.200 ms", "1.500 s": a duration as uftrace shows one
+ * (truncated to 3 decimals of its unit). */
+void td_format_duration(char *buf, size_t len, int64_t ns);
+
+#endif
