@@ -106,7 +106,7 @@ static int count_ok(const parsed *p)
     }
     if (p->nwords == q->functions)
         return 1;
-    fprintf(stderr, "tf-dump: --ask: %s takes %d function%s (%s), not %d words\n", q->word,
+    fprintf(stderr, "tf-dump: --ask: %s takes %d function%s (%s), not %d\n", q->word,
             q->functions, q->functions > 1 ? "s" : "", q->usage, p->nwords);
     return 0;
 }

@@ -3,7 +3,9 @@
  * --diff` and `llvm-xray graph-diff` do: per function, calls, total and self
  * time in run A and in run B and the change, sorted by how much the self
  * time changed (then the total): the functions where the time went come
- * first. A and B are timing reports in JSON (TF_REPORT=x.json) or
+ * first. A function without calls in a run is not in it (a live report
+ * lists every function registered). A and B are timing reports in JSON
+ * (TF_REPORT=x.json) or
  * recordings, whose report libtf's timing monitor computes (out_report.c),
  * so both sides count alike. The join and the order are SQL on an
  * in-memory database, printed like --sql's rows.
@@ -96,6 +98,8 @@ static int load(sqlite3 *db, const char *side, const char *path, json_t *doc)
             rc = 1;
             break;
         }
+        if (json_integer_value(count) == 0)
+            continue; /* registered but never called: not in this run */
         sqlite3_bind_text(st, 1, json_string_value(name), -1, SQLITE_STATIC);
         sqlite3_bind_int64(st, 2, json_integer_value(count));
         sqlite3_bind_double(st, 3, json_number_value(total));

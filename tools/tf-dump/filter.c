@@ -11,7 +11,9 @@
  * of a call that may be dropped are held (hold.h), and so is every later
  * event, so that what goes on keeps its time order. Held events are the
  * ones of the last --min-duration of the recording at most: a call open
- * that long is decided then.
+ * that long is decided then, by any thread's event (events come in time
+ * order: a shorter call's exit would have come first). A call without an
+ * exit lasted until the recording's last event, as far as it tells.
  */
 #include <fnmatch.h>
 #include <string.h>
@@ -56,7 +58,7 @@ typedef struct pending {   /* a call waiting for --min-duration's verdict */
 struct filter {
     td_output base, *next;
     const td_filter_opts *o;
-    int64_t *origin_out, origin;
+    int64_t *origin_out, origin, now; /* now: the latest event's time */
     int started, structural, failed;
     fthread **threads;
     uint32_t nthreads, cthreads;
@@ -295,6 +297,7 @@ static int fl_event(void *self, const td_event *e)
         if (f->origin_out)
             *f->origin_out = e->ns;
     }
+    f->now = e->ns;
     if (!f->o->nthreads && !f->structural)
         return emit(f, e);
     fthread *t = thread_of(f, e);
@@ -368,7 +371,7 @@ static int fl_finish(void *self)
     struct filter *f = self;
     for (uint32_t i = 0; i < f->nthreads; i++)
         while (f->threads[i]->depth)
-            close_top(f, f->threads[i], f->threads[i]->last);
+            close_top(f, f->threads[i], f->now);
     flush(f);
     say_unmatched(f);
     int rc = f->next->finish(f->next->self) | f->failed;

@@ -89,9 +89,7 @@ static int parse_when(const char *s, td_when *w)
 
 static int say_bad(const char *option, const char *value, const char *what)
 {
-    fprintf(stderr, "tf-dump: %s: '", option);
-    td_put_text(stderr, value);
-    fprintf(stderr, "' is no %s\n", what);
+    td_say_bad_value(option, value, what);
     return 2;
 }
 

@@ -26,6 +26,7 @@
 
 #include "dump.h"
 #include "filter.h"
+#include "names.h"
 #include "query.h"
 
 static const char usage[] =
@@ -81,7 +82,7 @@ static int parse(int argc, char **argv, struct options *o)
         else if (strcmp(a, "--time=abs") == 0 || strcmp(a, "--time=rel") == 0)
             o->abs_time = a[7] == 'a';
         else if (strncmp(a, "--time=", 7) == 0)
-            return fprintf(stderr, "tf-dump: --time wants abs or rel, not '%s'\n", a + 7), 2;
+            return td_say_bad_value("--time", a + 7, "way to show times: give abs or rel"), 2;
         else if (strncmp(a, "--format=", 9) == 0)
             o->format = a + 9;
         else if (strncmp(a, "--flamegraph=", 13) == 0 && a[13])

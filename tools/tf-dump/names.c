@@ -44,12 +44,28 @@ static size_t distance(const char *a, const char *b)
     return d;
 }
 
+void td_say_bad_value(const char *option, const char *value, const char *what)
+{
+    fprintf(stderr, "tf-dump: %s: '", option);
+    td_put_text(stderr, value);
+    fprintf(stderr, "' is no %s\n", what);
+}
+
+/* want's distance to name, or to name's part after its first dot. */
+static size_t name_distance(const char *want, const char *name)
+{
+    size_t d = distance(want, name);
+    const char *dot = strchr(name, '.');
+    size_t e = dot && dot[1] ? distance(want, dot + 1) : d;
+    return e < d ? e : d;
+}
+
 void td_put_nearest(FILE *out, const char *want, const char *const *names, size_t n)
 {
     enum { K = 3 };
     size_t best[K], dist[K], have = 0;
     for (size_t i = 0; i < n; i++) {
-        size_t d = distance(want, names[i]), at = have;
+        size_t d = name_distance(want, names[i]), at = have;
         while (at > 0 && (dist[at - 1] > d || (dist[at - 1] == d && strcmp(names[best[at - 1]], names[i]) > 0)))
             at--;
         if (at >= K)
@@ -66,8 +82,11 @@ void td_put_nearest(FILE *out, const char *want, const char *const *names, size_
         fputs(" (there are none)", out);
         return;
     }
+    size_t close = strlen(want) / 3 > 2 ? strlen(want) / 3 : 2, shown = 1;
+    while (shown < have && dist[shown] <= close)
+        shown++;
     fputs(" (nearest: ", out);
-    for (size_t i = 0; i < have; i++) {
+    for (size_t i = 0; i < shown; i++) {
         fputs(i ? ", " : "", out);
         td_put_text(out, names[best[i]]);
     }

@@ -9,8 +9,12 @@
 
 /* s with its control bytes and backslashes escaped (\n, \t, \\, \xNN). */
 void td_put_text(FILE *out, const char *s);
-/* " (nearest: a, b, c)": the (at most 3) names of names[0..n) closest to
- * want by edit distance, or " (there are none)" when n is 0. */
+/* "tf-dump: OPTION: 'VALUE' is no WHAT" on stderr, VALUE escaped. */
+void td_say_bad_value(const char *option, const char *value, const char *what);
+/* " (nearest: a, b, c)": the names of names[0..n) close to want by edit
+ * distance (a name "<tu>.<name>" also by its part after the dot): up to 3
+ * within a third of want's length (2 at least), else the closest one;
+ * " (there are none)" when n is 0. */
 void td_put_nearest(FILE *out, const char *want, const char *const *names, size_t n);
 
 /* "12.000001500": ns as seconds with 9 decimals ('-' first if negative). */

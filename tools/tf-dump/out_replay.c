@@ -166,7 +166,8 @@ static void close_top(struct replay *r, td_thread *t, const td_event *e, int64_t
         fprintf(r->out, "%s%s;\n", l->text, tail.text ? tail.text : "");
     } else if (e) {
         head(r, t, ns, ns - f.start, 1, t->depth);
-        fprintf(r->out, "}%s; /* %s */\n", tail.text ? tail.text : "", f.func);
+        fprintf(r->out, tail.text ? "}%s; /* %s */\n" : "}%s /* %s */\n", tail.text ? tail.text : "",
+                f.func);
     } else {
         open_pending(r, t);
         head(r, t, ns, -1, 0, t->depth);

@@ -47,9 +47,8 @@ static int is_database(const char *path)
 }
 
 
-/* The database to ask: *db opened; 0, 1 if a recording was damaged (what
- * precedes the damage is loaded), 2 on failure (said). */
-static int open_db(sqlite3 **db, const char *const *paths, int n, const td_filter_opts *filter)
+/* A database given with recordings, or with filters: 2 (said), else 0. */
+static int inputs_ok(const char *const *paths, int n, const td_filter_opts *filter)
 {
     for (int i = 0; i < n; i++) {
         if (!is_database(paths[i]))
@@ -60,6 +59,15 @@ static int open_db(sqlite3 **db, const char *const *paths, int n, const td_filte
         if (td_filter_any(filter))
             return fprintf(stderr, "tf-dump: %s is a database: the filters choose what a recording "
                            "loads; write them in SQL instead\n", paths[0]), 2;
+    }
+    return 0;
+}
+
+/* The database to ask: *db opened; 0, 1 if a recording was damaged (what
+ * precedes the damage is loaded), 2 on failure (said). */
+static int open_db(sqlite3 **db, const char *const *paths, int n, const td_filter_opts *filter)
+{
+    if (n == 1 && is_database(paths[0])) {
         if (sqlite3_open_v2(paths[0], db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK)
             return 0;
         fprintf(stderr, "tf-dump: %s: %s\n", paths[0], *db ? sqlite3_errmsg(*db) : "out of memory");
@@ -198,7 +206,7 @@ int td_query_run(const td_query_opts *q, const char *const *paths, int n, const 
         return 2;
     if (q->sql && !q->sql[strspn(q->sql, " \t\n")])
         return fputs("tf-dump: --sql: the query is empty\n", stderr), 2;
-    if (q->ask && !td_ask_check(q->ask))
+    if ((q->ask && !td_ask_check(q->ask)) || inputs_ok(paths, n, filter))
         return 2;
     FILE *out = !out_path || strcmp(out_path, "-") == 0 ? stdout : fopen(out_path, "w");
     if (!out)

@@ -72,7 +72,7 @@ typedef struct grid {
     size_t rows, cap;
     int n;
     size_t *width;
-    int *right;            /* a column of numbers */
+    int *right;            /* a column of numbers (and of something) */
 } grid;
 
 static char *escaped(const char *s)
@@ -114,8 +114,8 @@ static int add_row(grid *g, sqlite3_stmt *st, int header)
         if (!c)
             return 0;
         g->width[i] = columns(c) > g->width[i] ? columns(c) : g->width[i];
-        if (!header && type != SQLITE_NULL)
-            g->right[i] &= type == SQLITE_INTEGER || type == SQLITE_FLOAT;
+        if (!header && type != SQLITE_NULL) /* -1: nothing seen yet */
+            g->right[i] = (g->right[i] != 0) && (type == SQLITE_INTEGER || type == SQLITE_FLOAT);
     }
     g->rows++;
     return 1;
@@ -172,7 +172,7 @@ int td_print_rows(sqlite3 *db, sqlite3_stmt *st, const char *format, FILE *out, 
     if (!g.width || !g.right)
         ok = 0;
     for (int i = 0; ok && i < n; i++)
-        g.right[i] = 1;
+        g.right[i] = -1;
     if (csv)
         csv_row(out, st, n, 1);
     else if (!json && ok)
@@ -194,6 +194,8 @@ int td_print_rows(sqlite3 *db, sqlite3_stmt *st, const char *format, FILE *out, 
     } else if (json) {
         fputs(row ? "\n]\n" : "[]\n", out);
     } else if (!csv) {
+        for (int i = 0; i < n; i++)
+            g.right[i] = g.right[i] == 1; /* only NULLs: text */
         put_grid(out, &g);
     }
     free_grid(&g);
