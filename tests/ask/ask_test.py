@@ -109,7 +109,7 @@ def check_questions(dump, q, db):
          [(3,), (6,), (7,), (9,), (11,), (12,)])
     same("where return=0", rows(ask(dump, "where return=0", db), "call_id", "function"),
          [(1, "q.main"), (2, "q.handle"), (10, "q.handle")])
-    same("where s=a b", rows(ask(dump, "where s=a b", db), "call_id", "args", "result"), [(8, "s=a b", "2")])
+    same("where s=a b", rows(ask(dump, "where s=a b", db), "call_id", "args", "result"), [(8, 's="a b"', "2")])
     same("where f=2.5", rows(ask(dump, "where f=2.5", db), "call_id", "result"), [(14, "5")])
     # 20 | 50 50 50 | 100 100 100 | 200 | 300; bars scaled to 40 for 3 calls
     same("histogram lookup", rows(ask(dump, "histogram lookup", db), "from_ns", "to_ns", "calls", "bar"),
@@ -174,6 +174,8 @@ def check_schema(db):
         (11, 2200, 300, 300, 1, "lookup", 2, 10), (12, 2600, 50, 50, 1, "lookup", 2, 10),
         (13, 3100, 50, 50, 1, "lookup", 1, 1), (14, 3200, 100, 100, 1, "scale", 1, 1),
         (15, 5000, None, None, 2, "work", 0, None), (16, 5200, 100, 100, 2, "lookup", 1, 15)])
+    same("args as text", x("SELECT id, args FROM call WHERE id IN (1, 8, 14, 15) ORDER BY id").fetchall(),
+         [(1, ""), (8, 's="a b"'), (14, "f=2.5"), (15, "n=4")])
     same("args of 8, 14, 15", x("SELECT * FROM arg WHERE call_id IN (8, 14, 15) ORDER BY call_id, pos").fetchall(),
          [(8, -1, "return", "2", 2, None), (8, 0, "s", "a b", None, None),
           (14, -1, "return", "5", None, 5.0), (14, 0, "f", "2.5", None, 2.5), (15, 0, "n", "4", 4, None)])

@@ -182,9 +182,6 @@ static void sql(FILE *f, const parsed *p, const char *fmt)
     }
 }
 
-#define ARGS_OF(c) \
-    "(SELECT group_concat(a.name || '=' || a.value, ', ') FROM arg a\n" \
-    "           WHERE a.call_id = " c ".id AND a.pos >= 0)"
 #define RESULT_OF(c) "(SELECT a.value FROM arg a WHERE a.call_id = " c ".id AND a.pos = -1)"
 
 static const char *const templates[NQUESTIONS] = {
@@ -201,37 +198,36 @@ static const char *const templates[NQUESTIONS] = {
         " GROUP BY p.function_id, c.function_id\n"
         " ORDER BY total_ns DESC, calls DESC, caller",
     [WITHIN] =
-        "-- per call of F: the calls of G anywhere inside it (same thread, entered\n"
-        "-- while F ran, deeper), how many and their time\n"
+        "-- per call of F: the calls of G anywhere inside it (on its thread, begun\n"
+        "-- after it and before its end: its callees, theirs, ...), how many, their time\n"
         "SELECT c.id AS call_id, f.full_name AS function, t.name AS thread, c.ts AS ts,\n"
         "       c.dur AS dur, count(g.id) AS g_calls, coalesce(sum(g.dur), 0) AS g_total_ns\n"
         "  FROM call c\n"
         "  JOIN function f ON f.id = c.function_id\n"
         "  JOIN thread t ON t.utid = c.utid\n"
         "  LEFT JOIN call g ON g.function_id IN %G\n"
-        "       AND g.utid = c.utid AND g.ts >= c.ts AND g.id > c.id AND g.depth > c.depth\n"
-        "       AND (c.dur IS NULL OR g.ts < c.ts + c.dur)\n"
+        "       AND g.utid = c.utid AND g.ts >= c.ts AND g.id > c.id\n"
+        "       AND g.ts < coalesce(c.ts + c.dur, 9223372036854775807)\n"
         " WHERE c.function_id IN %F\n"
         " GROUP BY c.id\n"
         " ORDER BY c.ts, c.id",
     [REPEATS] =
         "-- the cache question: calls of G made by a call of F with the same arguments\n"
-        "-- as an earlier call of G by that same call of F, and the time they took\n"
-        "WITH g AS (\n"
-        "  SELECT c.id, c.parent_id, c.function_id, c.dur,\n"
-        "         " ARGS_OF("c") " AS args\n"
+        "-- as an earlier call of G by that same call of F, and the time they took:\n"
+        "-- per call of F and arguments, all calls but the first (min(c.id): SQLite\n"
+        "-- takes c.dur from the row with the minimum)\n"
+        "WITH per_call AS (\n"
+        "  SELECT c.function_id, c.args, count(*) AS calls, sum(c.dur) AS total_ns,\n"
+        "         min(c.id) AS first, c.dur AS first_dur\n"
         "    FROM call c JOIN call p ON p.id = c.parent_id\n"
         "   WHERE c.function_id IN %G\n"
         "     AND p.function_id IN %F\n"
-        "), seen AS (\n"
-        "  SELECT *, row_number() OVER (PARTITION BY parent_id, function_id, args ORDER BY id) AS nth\n"
-        "    FROM g\n"
+        "   GROUP BY c.parent_id, c.function_id, c.args\n"
         "), per AS (\n"
-        "  SELECT f.full_name AS function, s.args AS args, count(*) AS calls,\n"
-        "         sum(s.nth > 1) AS repeats,\n"
-        "         coalesce(sum(CASE WHEN s.nth > 1 THEN s.dur END), 0) AS repeat_ns,\n"
-        "         coalesce(sum(s.dur), 0) AS total_ns\n"
-        "    FROM seen s JOIN function f ON f.id = s.function_id\n"
+        "  SELECT f.full_name AS function, s.args AS args, sum(s.calls) AS calls,\n"
+        "         sum(s.calls - 1) AS repeats, coalesce(sum(s.total_ns - s.first_dur), 0) AS repeat_ns,\n"
+        "         coalesce(sum(s.total_ns), 0) AS total_ns\n"
+        "    FROM per_call s JOIN function f ON f.id = s.function_id\n"
         "   GROUP BY s.function_id, s.args\n"
         ")\n"
         "SELECT function, args, calls, repeats, repeat_ns, total_ns FROM (\n"
@@ -244,8 +240,7 @@ static const char *const templates[NQUESTIONS] = {
     [SLOWEST] =
         "-- the slowest calls of F, with their arguments and results\n"
         "SELECT c.id AS call_id, f.full_name AS function, t.name AS thread, c.ts AS ts,\n"
-        "       c.dur AS dur, c.self_dur AS self_dur,\n"
-        "       " ARGS_OF("c") " AS args,\n"
+        "       c.dur AS dur, c.self_dur AS self_dur, c.args AS args,\n"
         "       " RESULT_OF("c") " AS result\n"
         "  FROM call c\n"
         "  JOIN function f ON f.id = c.function_id\n"
@@ -256,8 +251,7 @@ static const char *const templates[NQUESTIONS] = {
     [WHERE] =
         "-- the calls that got this value (the name 'return': that returned it)\n"
         "SELECT c.id AS call_id, f.full_name AS function, t.name AS thread, c.ts AS ts,\n"
-        "       c.dur AS dur,\n"
-        "       " ARGS_OF("c") " AS args,\n"
+        "       c.dur AS dur, c.args AS args,\n"
         "       " RESULT_OF("c") " AS result\n"
         "  FROM arg w\n"
         "  JOIN call c ON c.id = w.call_id\n"

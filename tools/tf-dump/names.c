@@ -2,6 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <tf/monitors.h>
+
 #include "names.h"
 
 void td_put_text(FILE *out, const char *s)
@@ -91,6 +93,21 @@ void td_put_nearest(FILE *out, const char *want, const char *const *names, size_
         td_put_text(out, names[best[i]]);
     }
     fputs(")", out);
+}
+
+size_t td_args_text(char *buf, size_t len, const td_event *e)
+{
+    if (e->args_text)
+        return (size_t)snprintf(buf, len, "%s", e->args_text);
+    size_t at = 0;
+    for (uint32_t i = 0; i < e->nargs; i++) {
+        at += (size_t)snprintf(buf + (at < len ? at : len), at < len ? len - at : 0, "%s%s=",
+                               i ? ", " : "", e->args[i].name ? e->args[i].name : "?");
+        at += tf_value_format(buf + (at < len ? at : len), at < len ? len - at : 0, &e->args[i]);
+    }
+    if (!e->nargs && len)
+        *buf = 0;
+    return at;
 }
 
 void td_format_time(char *buf, size_t len, int64_t ns)

@@ -20,6 +20,7 @@
 
 #include "db.h"
 #include "intern.h"
+#include "names.h"
 #include "query.h"
 #include "schema_sql.h"
 #include "stacks.h"
@@ -30,7 +31,7 @@ static const char *const statements[S_COUNT] = {
     "INSERT INTO process (upid, pid) VALUES (?1, ?2)",
     "INSERT INTO thread (utid, upid, pid, tid, name, start_ts) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     "INSERT INTO function (id, name, tu, full_name) VALUES (?1, ?2, ?3, ?4)",
-    "INSERT INTO call VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    "INSERT INTO call VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     "INSERT INTO arg VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     "INSERT INTO info VALUES (?1, ?2, ?3, ?4, ?5)",
     "INSERT INTO info_arg VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
@@ -40,6 +41,7 @@ static const char *const statements[S_COUNT] = {
 
 typedef struct dframe {    /* an open call */
     int64_t id, start, child; /* child: time in its callees so far */
+    size_t args;           /* its arguments' text in its thread's texts */
     uint32_t func;
 } dframe;
 
@@ -47,6 +49,8 @@ typedef struct dthread {
     dframe *frames;
     uint32_t depth, cap;
     int64_t utid, last;
+    char *texts;           /* the open calls' argument texts, a stack too */
+    size_t ntexts, ctexts;
 } dthread;
 
 struct dbout {
@@ -228,7 +232,7 @@ static dthread *thread_of(struct dbout *d, const td_event *e)
     dthread *dt = &d->dthreads[t->index];
     if (d->threads.n == before)
         return dt;
-    *dt = (dthread){NULL, 0, 0, t->index + 1, e->ns};
+    *dt = (dthread){NULL, 0, 0, t->index + 1, e->ns, NULL, 0, 0};
     int64_t upid = upid_of(d, e->pid);
     sqlite3_stmt *st = d->st[S_THREAD];
     sqlite3_bind_int64(st, 1, dt->utid);
@@ -261,12 +265,34 @@ static uint32_t function_of(struct dbout *d, const char *full)
 }
 
 /* ---- calls --------------------------------------------------------------- */
+/* e's arguments as text, pushed on t's texts: their offset, or -1. */
+static ptrdiff_t push_args(dthread *t, const td_event *e)
+{
+    size_t at = t->ntexts, need = td_args_text(t->texts + at, t->ctexts - at, e) + 1;
+    if (at + need > t->ctexts) {
+        size_t cap = t->ctexts ? 2 * t->ctexts : 4096;
+        while (cap < at + need)
+            cap *= 2;
+        char *p = realloc(t->texts, cap);
+        if (!p)
+            return -1;
+        t->texts = p;
+        t->ctexts = cap;
+        td_args_text(t->texts + at, cap - at, e);
+    }
+    t->ntexts += need;
+    return (ptrdiff_t)at;
+}
+
 static int on_enter(struct dbout *d, dthread *t, const td_event *e)
 {
     uint32_t f = function_of(d, e->func);
     if (f == UINT32_MAX || !td_grow(&t->frames, &t->cap, t->depth, sizeof *t->frames, 64))
         return f == UINT32_MAX ? 1 : oom(d);
-    t->frames[t->depth++] = (dframe){++d->calls, e->ns, 0, f};
+    ptrdiff_t args = push_args(t, e);
+    if (args < 0)
+        return oom(d);
+    t->frames[t->depth++] = (dframe){++d->calls, e->ns, 0, (size_t)args, f};
     return put_args(d, d->st[S_ARG], d->calls, e);
 }
 
@@ -288,9 +314,12 @@ static int close_top(struct dbout *d, dthread *t, const td_event *e, int64_t now
     sqlite3_bind_int64(st, 6, (int64_t)f->func + 1);
     sqlite3_bind_int64(st, 7, t->depth);
     bind_id(st, 8, parent ? parent->id : 0);
+    sqlite3_bind_text(st, 9, t->texts + f->args, -1, SQLITE_STATIC);
     if (parent)
         parent->child += now - f->start;
-    return step(d, st) || put_result(d, f->id, e);
+    int rc = step(d, st);
+    t->ntexts = f->args;
+    return rc || put_result(d, f->id, e);
 }
 
 static int on_exit_event(struct dbout *d, dthread *t, const td_event *e)
@@ -382,8 +411,10 @@ static int db_finish(void *self)
         !exec(d, "COMMIT") && !exec(d, "BEGIN") && !exec(d, td_indexes_sql) && !exec(d, "COMMIT"))
         exec(d, "PRAGMA analysis_limit = 1000; ANALYZE"); /* the planner's statistics, sampled */
     td_threads_note(&d->threads, "sqlite");
-    for (uint32_t i = 0; i < d->threads.n; i++)
+    for (uint32_t i = 0; i < d->threads.n; i++) {
         free(d->dthreads[i].frames);
+        free(d->dthreads[i].texts);
+    }
     td_threads_free(&d->threads);
     for (int i = 0; i < S_COUNT; i++)
         sqlite3_finalize(d->st[i]);

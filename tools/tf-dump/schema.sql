@@ -34,7 +34,8 @@ CREATE TABLE call (
   utid INTEGER NOT NULL REFERENCES thread,
   function_id INTEGER NOT NULL REFERENCES function,
   depth INTEGER NOT NULL,        -- 0: an outermost recorded call of its thread
-  parent_id INTEGER REFERENCES call -- its caller; NULL at depth 0
+  parent_id INTEGER REFERENCES call, -- its caller; NULL at depth 0
+  args TEXT NOT NULL             -- its arguments as dprint shows them: key=7, s="a b"
 );
 
 -- Arguments of calls, and their results under the name 'return'.
@@ -81,7 +82,7 @@ CREATE TABLE exception (
 CREATE VIEW slice AS
   SELECT c.id AS id, c.ts AS ts, c.dur AS dur, c.utid AS track_id, f.tu AS category,
          f.name AS name, c.depth AS depth, c.parent_id AS parent_id, c.id AS arg_set_id,
-         c.self_dur AS self_dur, c.utid AS utid, f.full_name AS full_name
+         c.self_dur AS self_dur, c.utid AS utid, f.full_name AS full_name, c.args AS args
   FROM call c JOIN function f ON f.id = c.function_id;
 
 CREATE VIEW thread_track AS

@@ -77,6 +77,11 @@ typedef struct grid {
 
 static char *escaped(const char *s)
 {
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p >= 0x20 && *p != 0x7f && *p != '\\')
+        p++;
+    if (!*p)
+        return strdup(s); /* nothing to escape, as nearly always */
     char *buf = NULL;
     size_t len = 0;
     FILE *m = open_memstream(&buf, &len);
