@@ -179,7 +179,7 @@ static int connect_all(bt_graph *g, const bt_component_source *const *srcs, uint
 /* One ctf.fs source per trace directory, as the babeltrace2 CLI makes them:
  * one source given several traces refuses those without a UUID (a recording
  * and its forked children's), while the muxer merges their events by time.
- * 0, or -2 if a source refused its trace. */
+ * 0, or -2 if a source refused its trace (docs/design.md .ask.multi). */
 static int add_sources(bt_graph *g, const bt_component_class_source *fs, const bt_value *inputs,
                        const bt_component_source **srcs)
 {
