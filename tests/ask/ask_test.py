@@ -212,6 +212,17 @@ def questions(dump, mkctf, work):
         fail("no sqlite3 command (Debian package sqlite3)")
     check_explain(dump, db, sqlite_cli)
     same("sqlite3 reads it", run([sqlite_cli, db, "SELECT count(*) FROM slice"]).stdout, "16\n")
+    # the LTTng factory's shape (values as text) answers alike
+    lq = os.path.join(work, "q-lttng")
+    run([sys.executable, mkctf, os.path.join(work, "q.log"), lq, "--style=lttng", "--func=string"])
+    for question in ("callers lookup", "within handle lookup", "repeats handle lookup", "slowest lookup 3",
+                     "where key=7", "where s=a b", "histogram lookup"):
+        same("LTTng's text: " + question, ask(dump, question, lq), ask(dump, question, db))
+    p = run([dump, "--sql", "SELECT pos, name, value, int_value, real_value FROM arg WHERE call_id IN (8, 14) "
+                            "ORDER BY call_id, pos", "--format=json", lq])
+    same("LTTng's text: args", [tuple(r.values()) for r in json.loads(p.stdout)],
+         [(-1, "return", "2", 2, None), (0, "s", "a b", None, None),
+          (-1, "return", "5", 5, None), (0, "f", "2.5", None, 2.5)])  # "5" reads as an integer
     # two recordings (here two processes) in one database
     r = make_trace(mkctf, work, "r", traces.r_events())
     p = run([dump, "--sql", "SELECT pid, count(*) AS threads FROM thread GROUP BY pid", "--format=json", q, r])
@@ -306,6 +317,15 @@ def replay(dump, mkctf, work):
         ("", "", M, "  } " + NO_EXIT % "r.deep"), ("0.000009000", "9.000 us", M, "} = 7; /* r.outer */")]
         + spin[:1] + spin[2:])
     other_formats(dump, r, work)
+    # every event held until r.all's exit comes out as it went in
+    h = make_trace(mkctf, work, "h", traces.h_events())
+    for fmt in ("text", "chrome", "replay"):
+        plain = run([dump, "--format=" + fmt, h]).stdout
+        same("--min-duration holding every kind of value (%s)" % fmt,
+             run([dump, "--format=" + fmt, "--min-duration=1us", h]).stdout, plain)
+        if fmt == "text" and ('s="held \\"text\\""' not in plain or "c=GREEN" not in plain or
+                              "st={...}" not in plain or "c=RED" not in plain or '<-("back")' not in plain):
+            fail("trace H's values are not in its text: %s" % plain)
     print("ok: replay, every filter")
 
 

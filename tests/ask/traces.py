@@ -107,6 +107,18 @@ def r_events():
     ]
 
 
+def h_events():
+    """H: one call with a value of every kind, held by --min-duration until
+    its exit (hold.c's copies of strings, enums, structs)."""
+    args = [["i", "int", -3], ["u", "uint", 7], ["b", "bool", True], ["d", "float", 0.25],
+            ["p", "ptr", 4096], ["s", "str", "held \"text\""], ["c", "enum:GREEN", 1],
+            ["st", "struct", 0]]
+    return [ev(0, 300, 300, "h", "enter", "h.all", args),
+            ev(500, 300, 300, "h", "info", "h.all", [["s", "str", "note"], ["c", "enum:RED", 0]],
+               info="h.note"),
+            ev(1000, 300, 300, "h", "exit", "h.all", result=["str", "back"])]
+
+
 def write_log(path, events):
     """Per thread in time order, as a recorder writes them."""
     with open(path, "w") as f:
