@@ -193,7 +193,8 @@ int main(int argc, char **argv)
     for (int i = 0; i < n; i++)
         if (!outs[i])
             return fputs("tf-dump: out of memory\n", stderr), 1;
-    td_output *filter = td_filter_new(&o.filter, n == 1 ? outs[0] : td_tee_new(outs, n), &origin);
+    td_output *all = n == 1 ? outs[0] : td_tee_new(outs, n);
+    td_output *filter = all ? td_filter_new(&o.filter, all, &origin) : NULL;
     if (!filter)
         return fputs("tf-dump: out of memory\n", stderr), 1;
     rc = td_read_paths(o.traces, o.ntraces, filter);
