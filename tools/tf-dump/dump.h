@@ -44,6 +44,9 @@ typedef struct td_output {
  * as LTTng writes) into out. Damage is reported on stderr, naming the file
  * and offset, after the events before it went to out. 0, or 1 on any error. */
 int td_read(const char *path, td_output *out);
+/* The same for several paths at once: one time order over all their traces
+ * (a recording and its forked children's, several processes). */
+int td_read_paths(const char *const *paths, int n, td_output *out);
 
 /* Output modules; each writes to out (and may name a file for errors). */
 td_output *td_text_new(FILE *out);
@@ -54,6 +57,11 @@ td_output *td_report_new(FILE *out, const char *path);
  * (an error said on stderr). */
 int td_suggest_rules(const char *report_json, FILE *out, uint64_t min_calls);
 td_output *td_flame_new(FILE *out);
+/* The same, its title saying which threads it shows ("all threads"). */
+td_output *td_flame_for(FILE *out, const char *threads);
+/* out_replay.c: uftrace-replay lines; times since *origin (the first event's
+ * time, set before the first event comes), or absolute when it is NULL. */
+td_output *td_replay_new(FILE *out, const int64_t *origin);
 /* Feeds every event to each of n outputs. */
 td_output *td_tee_new(td_output **outs, int n);
 

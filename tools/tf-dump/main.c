@@ -8,6 +8,13 @@
  *   tf-dump --flamegraph=F.svg DIR     an SVG flame graph (with or without --format)
  *   tf-dump --suggest-rules [--min-calls=N] REPORT.json
  *                                      rules-file exclude lines for hot, tiny functions
+ *   tf-dump --format=replay DIR        uftrace-replay lines with durations (out_replay.c)
+ *   tf-dump --format=sqlite -o F.db DIR...  a SQLite database (out_sqlite.c)
+ *   tf-dump --sql QUERY | --ask QUESTION DIR...|F.db   a query's answer (query.c, ask.c)
+ *   tf-dump --diff A B                 per function, A against B (diff.c)
+ *
+ * The filters (filter.h) apply to every output: --thread, --function,
+ * --from/--to, --depth, --min-duration.
  *
  * Exit status 0; 1 when the trace is damaged (after printing what precedes
  * the damage) or an output cannot be written; 2 for bad usage.
@@ -18,15 +25,29 @@
 #include <sys/stat.h>
 
 #include "dump.h"
+#include "filter.h"
+#include "names.h"
+#include "query.h"
 
 static const char usage[] =
-    "usage: tf-dump [--format=text|chrome|report] [-o FILE] [--flamegraph=FILE.svg] TRACE_DIR\n"
-    "       tf-dump --suggest-rules [--min-calls=N] [-o FILE] TIMING_REPORT.json\n";
+    "usage: tf-dump [--format=text|chrome|report|replay|sqlite] [-o FILE] [--flamegraph=FILE.svg]\n"
+    "               [--time=abs] [FILTERS] TRACE_DIR...\n"
+    "       tf-dump --sql QUERY [--format=table|csv|json] [FILTERS] TRACE_DIR...|FILE.db\n"
+    "       tf-dump --ask QUESTION [--explain] [--format=table|csv|json] [FILTERS] TRACE_DIR...|FILE.db\n"
+    "       tf-dump --diff [--format=table|csv|json] A B  (recordings or TF_REPORT=x.json reports)\n"
+    "       tf-dump --suggest-rules [--min-calls=N] [-o FILE] TIMING_REPORT.json\n"
+    "FILTERS: --thread=TID|NAME --function=GLOB --from=T --to=T --depth=N --min-duration=D\n"
+    "QUESTION: 'callers F', 'within F G', 'repeats F G', 'slowest F [N]', 'where ARG=VALUE',\n"
+    "          'histogram F'\n";
 
 struct options {
     const char *format, *out, *flame, *trace;
     int suggest;
     uint64_t min_calls;
+    const char **traces;   /* every TRACE_DIR given (trace is the first) */
+    int ntraces, abs_time, diff;
+    td_filter_opts filter;
+    td_query_opts query;
 };
 
 static int min_calls(const char *s, uint64_t *out)
@@ -42,9 +63,27 @@ static int min_calls(const char *s, uint64_t *out)
 
 static int parse(int argc, char **argv, struct options *o)
 {
+    o->traces = calloc((size_t)argc, sizeof *o->traces);
+    if (!o->traces)
+        return fputs("tf-dump: out of memory\n", stderr), 2;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (strncmp(a, "--format=", 9) == 0)
+        int taken = td_filter_option(&o->filter, a);
+        if (taken == 2)
+            return 2;
+        if (taken)
+            continue;
+        if (td_query_option(&o->query, argc, argv, &i, &taken) != 0)
+            return 2;
+        if (taken)
+            continue;
+        if (strcmp(a, "--diff") == 0)
+            o->diff = 1;
+        else if (strcmp(a, "--time=abs") == 0 || strcmp(a, "--time=rel") == 0)
+            o->abs_time = a[7] == 'a';
+        else if (strncmp(a, "--time=", 7) == 0)
+            return td_say_bad_value("--time", a + 7, "way to show times: give abs or rel"), 2;
+        else if (strncmp(a, "--format=", 9) == 0)
             o->format = a + 9;
         else if (strncmp(a, "--flamegraph=", 13) == 0 && a[13])
             o->flame = a + 13;
@@ -62,19 +101,28 @@ static int parse(int argc, char **argv, struct options *o)
             return fputs(usage, stdout), 0;
         else if (a[0] == '-' && a[1])
             return fprintf(stderr, "tf-dump: unknown option '%s'\n%s", a, usage), 2;
-        else if (o->trace)
-            return fprintf(stderr, "tf-dump: one trace at a time ('%s' and '%s')\n%s", o->trace, a, usage), 2;
+        else if (o->trace && o->suggest)
+            return fprintf(stderr, "tf-dump: one report at a time ('%s' and '%s')\n%s", o->trace, a, usage), 2;
         else
-            o->trace = a;
+            o->trace = o->traces[o->ntraces++] = a;
     }
     if (!o->trace)
         return fputs(usage, stderr), 2;
+    if (td_filter_check(&o->filter))
+        return 2;
+    if (o->diff || o->query.sql || o->query.ask)
+        return -1; /* their own formats: checked where they run */
     if (o->suggest && (o->format || o->flame))
         return fprintf(stderr, "tf-dump: --suggest-rules reads a timing report; no --format or "
                                "--flamegraph with it\n%s", usage), 2;
     if (o->format && strcmp(o->format, "text") != 0 && strcmp(o->format, "chrome") != 0 &&
-        strcmp(o->format, "report") != 0)
-        return fprintf(stderr, "tf-dump: unknown format '%s' (known: text, chrome, report)\n", o->format), 2;
+        strcmp(o->format, "report") != 0 && strcmp(o->format, "replay") != 0 &&
+        strcmp(o->format, "sqlite") != 0)
+        return fprintf(stderr, "tf-dump: unknown format '%s' (known: text, chrome, report, replay, "
+                               "sqlite)\n", o->format), 2;
+    if (o->format && strcmp(o->format, "sqlite") == 0 && (!o->out || strcmp(o->out, "-") == 0))
+        return fputs("tf-dump: --format=sqlite writes a database file: name it with -o FILE.db\n",
+                     stderr), 2;
     return -1;
 }
 
@@ -105,8 +153,10 @@ static int suggest_rules(const struct options *o)
     return rc;
 }
 
-static td_output *main_output(const struct options *o, FILE *out)
+static td_output *main_output(const struct options *o, FILE *out, const int64_t *origin)
 {
+    if (o->format && strcmp(o->format, "replay") == 0)
+        return td_replay_new(out, o->abs_time ? NULL : origin);
     if (o->format && strcmp(o->format, "chrome") == 0)
         return td_chrome_new(out);
     if (o->format && strcmp(o->format, "report") == 0)
@@ -122,19 +172,32 @@ int main(int argc, char **argv)
         return rc;
     if (o.suggest)
         return suggest_rules(&o);
+    if (o.diff)
+        return td_diff_run(o.traces, o.ntraces, o.format, o.out, &o.filter);
+    if (o.query.sql || o.query.ask)
+        return td_query_run(&o.query, o.traces, o.ntraces, o.format, o.out, &o.filter);
+    if (o.format && strcmp(o.format, "sqlite") == 0)
+        return td_sqlite_export(o.traces, o.ntraces, o.out, &o.filter, o.flame);
     td_output *outs[2];
     int n = 0;
+    int64_t origin = 0;
     FILE *out = NULL, *flame = NULL;
     if ((o.format || !o.flame) && (out = open_out(o.out)))
-        outs[n++] = main_output(&o, out);
+        outs[n++] = main_output(&o, out, &origin);
+    char *which = td_filter_threads_label(&o.filter);
     if (o.flame && (flame = open_out(o.flame)))
-        outs[n++] = td_flame_new(flame);
+        outs[n++] = which ? td_flame_for(flame, which) : NULL;
+    free(which);
     if ((o.format || !o.flame) != !!out || (o.flame && !flame))
         return 1;
     for (int i = 0; i < n; i++)
         if (!outs[i])
             return fputs("tf-dump: out of memory\n", stderr), 1;
-    rc = td_read(o.trace, n == 1 ? outs[0] : td_tee_new(outs, n));
+    td_output *all = n == 1 ? outs[0] : td_tee_new(outs, n);
+    td_output *filter = all ? td_filter_new(&o.filter, all, &origin) : NULL;
+    if (!filter)
+        return fputs("tf-dump: out of memory\n", stderr), 1;
+    rc = td_read_paths(o.traces, o.ntraces, filter);
     if (out && out != stdout && fclose(out) != 0)
         rc = 1;
     if (flame && flame != stdout && fclose(flame) != 0)

@@ -175,37 +175,64 @@ static const void *component_class(const char *plugin_name, const char *name, in
     return cls;
 }
 
-static int connect_all(bt_graph *g, const bt_component_source *src,
+static int connect_all(bt_graph *g, const bt_component_source *const *srcs, uint64_t nsrc,
                        const bt_component_filter *mux, const bt_component_sink *sink)
 {
-    uint64_t n = bt_component_source_get_output_port_count(src);
-    for (uint64_t i = 0; i < n; i++) {
-        const bt_port_input *in = bt_component_filter_borrow_input_port_by_index_const(mux, i);
-        if (bt_graph_connect_ports(g, bt_component_source_borrow_output_port_by_index_const(src, i),
-                                   in, NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK)
-            return -1;
+    uint64_t in = 0; /* the muxer makes a new input port for each one connected */
+    for (uint64_t s = 0; s < nsrc; s++) {
+        uint64_t n = bt_component_source_get_output_port_count(srcs[s]);
+        for (uint64_t i = 0; i < n; i++)
+            if (bt_graph_connect_ports(g, bt_component_source_borrow_output_port_by_index_const(srcs[s], i),
+                                       bt_component_filter_borrow_input_port_by_index_const(mux, in++),
+                                       NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK)
+                return -1;
     }
     return bt_graph_connect_ports(g, bt_component_filter_borrow_output_port_by_name_const(mux, "out"),
                                   bt_component_sink_borrow_input_port_by_name_const(sink, "in"),
                                   NULL) == BT_GRAPH_CONNECT_PORTS_STATUS_OK ? 0 : -1;
 }
 
+/* One ctf.fs source per trace directory, as the babeltrace2 CLI makes them:
+ * one source given several traces refuses those without a UUID (a recording
+ * and its forked children's), while the muxer merges their events by time.
+ * 0, or -2 if a source refused its trace (docs/design.md .ask.multi). */
+static int add_sources(bt_graph *g, const bt_component_class_source *fs, const bt_value *inputs,
+                       const bt_component_source **srcs)
+{
+    uint64_t n = bt_value_array_get_length(inputs);
+    for (uint64_t i = 0; i < n; i++) {
+        bt_value *params = bt_value_map_create(), *one = bt_value_array_create();
+        char name[32];
+        snprintf(name, sizeof name, "src%llu", (unsigned long long)i); /* failed_file reads "src" */
+        int ok = params && one &&
+                 bt_value_array_append_string_element(one, bt_value_string_get(
+                     bt_value_array_borrow_element_by_index_const(inputs, i))) == 0 &&
+                 bt_value_map_insert_entry(params, "inputs", one) == 0 &&
+                 bt_graph_add_source_component(g, fs, name, params, BT_LOGGING_LEVEL_NONE, &srcs[i]) == 0;
+        bt_value_put_ref(one);
+        bt_value_put_ref(params);
+        if (!ok)
+            return -2;
+    }
+    return 0;
+}
+
 static int build(bt_graph *g, bt_value *inputs, struct reader *r)
 {
     const bt_component_class_source *fs = component_class("ctf", "fs", 1);
     const bt_component_class_filter *mx = component_class("utils", "muxer", 0);
-    bt_value *params = bt_value_map_create();
-    const bt_component_source *src = NULL;
+    uint64_t n = bt_value_array_get_length(inputs);
+    const bt_component_source **srcs = calloc(n ? n : 1, sizeof *srcs);
     const bt_component_filter *mux = NULL;
     const bt_component_sink *sink = NULL;
     int rc = -1;
-    if (fs && mx && params && bt_value_map_insert_entry(params, "inputs", inputs) == 0 &&
-        bt_graph_add_source_component(g, fs, "src", params, BT_LOGGING_LEVEL_NONE, &src) != 0)
+    if (fs && mx && srcs && add_sources(g, fs, inputs, srcs) != 0)
         rc = -2;
-    else if (src && bt_graph_add_filter_component(g, mx, "mux", NULL, BT_LOGGING_LEVEL_NONE, &mux) == 0 &&
-        bt_graph_add_simple_sink_component(g, "sink", NULL, consume, NULL, r, &sink) == 0)
-        rc = connect_all(g, src, mux, sink);
-    bt_value_put_ref(params);
+    else if (fs && mx && srcs &&
+             bt_graph_add_filter_component(g, mx, "mux", NULL, BT_LOGGING_LEVEL_NONE, &mux) == 0 &&
+             bt_graph_add_simple_sink_component(g, "sink", NULL, consume, NULL, r, &sink) == 0)
+        rc = connect_all(g, srcs, n, mux, sink);
+    free(srcs);
     bt_component_class_source_put_ref(fs);
     bt_component_class_filter_put_ref(mx);
     return rc;
@@ -217,7 +244,7 @@ static char *failed_file(const bt_error *err, uint64_t n)
 {
     for (uint64_t i = 0; i < n; i++) {
         const char *m = bt_error_cause_get_message(bt_error_borrow_cause_by_index(err, i));
-        const char *p = strstr(m, "iter-upstream-comp-name=\"src\"");
+        const char *p = strstr(m, "iter-upstream-comp-name=\"src");
         p = p ? strstr(p, "port-name=\"") : NULL;
         const char *bar = p ? strrchr(p, '|') : NULL, *end = bar ? strchr(bar, '"') : NULL;
         if (end && bar[1] == ' ')
@@ -339,12 +366,53 @@ static int run_salvaged(struct reader *r, bt_value *inputs, const char *path)
     return -1;
 }
 
+/* Every trace under each path, in one array; NULL (said) if one has none. */
+static bt_value *find_all(const char *const *paths, int n)
+{
+    bt_value *all = bt_value_array_create();
+    for (int i = 0; all && i < n; i++) {
+        bt_value *found = find_traces(paths[i]);
+        for (uint64_t j = 0; found && j < bt_value_array_get_length(found); j++)
+            bt_value_array_append_string_element(all, bt_value_string_get(
+                bt_value_array_borrow_element_by_index_const(found, j)));
+        if (!found) {
+            bt_value_put_ref(all);
+            all = NULL;
+        }
+        bt_value_put_ref(found);
+    }
+    return all;
+}
+
+/* How messages name the recordings: the path, or the paths joined. */
+static char *label_of(const char *const *paths, int n)
+{
+    size_t len = 1;
+    for (int i = 0; i < n; i++)
+        len += strlen(paths[i]) + 2;
+    char *s = malloc(len);
+    if (s)
+        *s = 0;
+    for (int i = 0; s && i < n; i++)
+        strcat(strcat(s, i ? ", " : ""), paths[i]);
+    return s;
+}
+
 int td_read(const char *path, td_output *out)
 {
+    return td_read_paths(&path, 1, out);
+}
+
+int td_read_paths(const char *const *paths, int n, td_output *out)
+{
     struct reader r = {.out = out};
-    bt_value *inputs = find_traces(path);
-    if (!inputs)
+    bt_value *inputs = find_all(paths, n);
+    char *path = label_of(paths, n);
+    if (!inputs || !path) {
+        bt_value_put_ref(inputs);
+        free(path);
         return 1;
+    }
     int rc = probe(inputs);
     if (rc != -2)
         rc = run(&r, inputs, path);
@@ -355,5 +423,6 @@ int td_read(const char *path, td_output *out)
                 "keep them; they are missing above)\n", path, (unsigned long long)r.discarded);
     int finish = out->finish(out->self);
     bt_value_put_ref(inputs);
+    free(path);
     return rc != 0 || r.failed || finish ? 1 : 0;
 }
