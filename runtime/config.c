@@ -53,6 +53,8 @@ static const struct var vars[] = {
      "record, stream mode: ms a thread waits for a writer that makes no progress, then discards"},
     {"TF_RECORD_VALUES", tf__parse_one_of, "0|1", "1",
      "record: 1 keeps argument and result values, 0 only functions and times"},
+    {"TF_OVERWRITE", tf__parse_one_of, "0|1", "0",
+     "1: TF may replace a file (or fill a directory) of yours that TF did not write"},
     {"TF_HELP", tf__parse_one_of, "0|1", "0",
      "1: list these variables and the known factories on stderr at start"},
 };

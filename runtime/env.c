@@ -52,7 +52,7 @@ FILE *tf__env_output(void)
     const char *path = tf__config_get("TF_OUTPUT");
     if (!path || strcmp(path, "-") == 0)
         return output = stderr;
-    output = tf__create_file("TF_OUTPUT", path);
+    output = tf__create_file("TF_OUTPUT", path, TF_FILE_DPRINT, tf__env_file_flags() | TF_FILES_SHARED, NULL);
     if (!output) {
         fprintf(stderr, "tf: TF_OUTPUT: dprint writes to stderr instead\n");
         return output = stderr;
@@ -69,6 +69,11 @@ FILE *tf__env_output(void)
     setvbuf(output, buffer, buffer && !line ? _IOFBF : _IOLBF, buffer ? OUTPUT_BUFFER : 0);
     tf__dprint_buffered(output, buffer && !line ? OUTPUT_BUFFER : 0);
     return output;
+}
+
+unsigned tf__env_file_flags(void)
+{
+    return TF_FILES_APPEND | (strcmp(tf__config_get("TF_OVERWRITE"), "1") == 0 ? TF_FILES_OVERWRITE : 0);
 }
 
 static char *trim(char *s)
@@ -377,6 +382,7 @@ static void check_select_at_exit(void)
 
 void tf__env_init(void)
 {
+    tf__files_overwrite_hint = "set TF_OVERWRITE=1";
     if (strcmp(tf__config_get("TF_HELP"), "1") == 0) {
         tf__config_help(stderr);
         tf__factories_help(stderr);

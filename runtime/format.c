@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "internal.h"
 
 void tf__buf_put_long(tf_buf *b, const char *s, size_t n)
@@ -22,6 +23,17 @@ void tf__buf_put_long(tf_buf *b, const char *s, size_t n)
         memcpy(b->p + b->len, s, n < room ? n : room);
     }
     b->len += n;
+}
+
+void tf__buf_escaped(tf_buf *b, const char *s)
+{
+    for (size_t left = strlen(s); left;) {
+        char one[TF_ESC_MAX];
+        size_t used, k = tf__escape_char(s, left, one, &used, TF_ESC_FINAL);
+        tf__buf_put(b, one, k);
+        s += used;
+        left -= used;
+    }
 }
 
 void tf__buf_uint(tf_buf *b, uint64_t v)

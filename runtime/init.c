@@ -31,10 +31,12 @@ static void fork_prepare(void)
     tf__dprint_fork(TF_FORK_PREPARE);
     tf__timing_fork(TF_FORK_PREPARE);
     tf__record_fork(TF_FORK_PREPARE);
+    tf__files_fork(TF_FORK_PREPARE); /* a leaf: nothing is taken under it */
 }
 
 static void fork_done(int phase)
 {
+    tf__files_fork(phase);
     tf__record_fork(phase);
     tf__timing_fork(phase);
     tf__dprint_fork(phase);

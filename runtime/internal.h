@@ -16,6 +16,7 @@
 #include <tf/monitors.h>
 
 #include "../registry/export.h"
+#include "files.h"
 
 #define TF_COLD __attribute__((cold, noinline))
 /* Thread variables read on every hook: initial-exec avoids a __tls_get_addr
@@ -157,6 +158,8 @@ void tf__buf_int(tf_buf *b, int64_t v);
 void tf__buf_uint(tf_buf *b, uint64_t v);
 void tf__buf_value(tf_buf *b, const tf_value *v);
 void tf__buf_args(tf_buf *b, const tf_args *a); /* "p1=v1, p2=v2" */
+/* s escaped as every message escapes user text (escape.h). */
+void tf__buf_escaped(tf_buf *b, const char *s);
 /* NUL-terminates, replacing the tail by "..." if it was cut; returns b->p. */
 char *tf__buf_end(tf_buf *b);
 /* tf__buf_end, returning the length the whole text needed (snprintf-style). */
@@ -204,7 +207,7 @@ void tf__thread_name(char name[16]);
 
 /* ---- fork ------------------------------------------------------------------
  * The locks are taken in one order (env, factories, registry, permission,
- * dprint streams, timing, recorder) by runtime/init.c's one pthread_atfork handler:
+ * dprint streams, timing, recorder, files in use) by runtime/init.c's one pthread_atfork handler:
  * handlers of separate modules would run in reverse registration order and
  * could invert the registry -> timing order that monitor creation uses.
  * Live control (its trigger list) comes first and is released last: a
@@ -264,10 +267,9 @@ void tf__pass_on(int sig, siginfo_t *info, void *uctx, const struct sigaction *p
 void tf__dprint_buffered(FILE *out, size_t size);
 /* At exit, dprint says how many lines a write error lost (once per stream). */
 void tf__dprint_init(void);
-/* Creates path for the variable var as TF creates every file (files.c): no
- * symlink followed on the way, only a file of the effective user that nobody
- * else may write, or a character device; never blocks; mode 0600, truncated,
- * O_APPEND. On failure says why on stderr, naming var and path: NULL. */
-FILE *tf__create_file(const char *var, const char *path);
+/* Every file libtf writes comes from files.h's creator; libtf's files are
+ * O_APPEND (a forked child shares them) and may replace a file TF did not
+ * write when TF_OVERWRITE=1 says so: these flags (env.c). */
+unsigned tf__env_file_flags(void);
 
 #endif
