@@ -39,10 +39,10 @@ int tf__group_each_container(const char *group, int (*fn)(const char *name, void
 int tf__register_external(const char *group, tf_factory *f, const char *who);
 void tf__deny_external(const char *who, const char *what);
 /* Triggers (runtime/control) watch the functions they name: the registry adds
- * f to every holder for which wants(tu, group index) is nonzero, after the
+ * f to every holder for which wants(f, tu, group index) is nonzero, after the
  * factories registered; a later call replaces f and wants and recomputes
  * every holder. */
-void tf__registry_watch(tf_factory *f, int (*wants)(const tf_tu *tu, uint32_t group));
+void tf__registry_watch(tf_factory *f, int (*wants)(tf_factory *f, const tf_tu *tu, uint32_t group));
 
 /* Calls fn with the name of each group group directly contains, in the order
  * the TUs declared them, until fn returns nonzero, and returns that (0 for a

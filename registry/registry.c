@@ -80,7 +80,7 @@ static struct group *groups;
 static struct group **buckets;
 static struct tu_entry *tus;
 static tf_factory *watcher;
-static int (*watcher_wants)(const tf_tu *tu, uint32_t group);
+static int (*watcher_wants)(tf_factory *f, const tf_tu *tu, uint32_t group);
 static tf__monitor_maker maker;
 static volatile int exiting;
 
@@ -290,7 +290,7 @@ static int factories_for(struct group *h, struct factory_set *s)
  * watches, so it sees the call after they did). */
 static int watch_set(const tf_tu *tu, uint32_t group, struct factory_set *s)
 {
-    return watcher && watcher_wants(tu, group) ? set_add(s, watcher) : 0;
+    return watcher && watcher_wants(watcher, tu, group) ? set_add(s, watcher) : 0;
 }
 
 static void set_free(struct factory_set *s)
@@ -510,7 +510,7 @@ TF_API int tf_selected(const tf_tu *tu, int id)
     return rc;
 }
 
-void tf__registry_watch(tf_factory *f, int (*wants)(const tf_tu *tu, uint32_t group))
+void tf__registry_watch(tf_factory *f, int (*wants)(tf_factory *f, const tf_tu *tu, uint32_t group))
 {
     pthread_mutex_lock(&lock);
     watcher = f;

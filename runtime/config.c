@@ -37,8 +37,9 @@ static const struct var vars[] = {
      "the timing report at exit: .json JSON, .csv CSV, '-' stderr, else text (default stderr)"},
     {"TF_TIMING_TRACE", tf__parse_any, NULL, NULL,
      "file for the timing event log as Chrome trace JSON (ui.perfetto.dev)"},
-    {"TF_CONTROL", tf__parse_one_of, "0|1", "0",
-     "1: serve tf-ctl on a Unix socket (tf-ctl list shows where)"},
+    {"TF_CONTROL", tf__parse_one_of, "0|1|anywhere", "0",
+     "1: serve tf-ctl on a Unix socket (tf-ctl list shows where); anywhere: its report and "
+     "snapshot may also write outside the working directory and TF's directories"},
     {"TF_TRIGGERS", tf__parse_any, NULL, NULL,
      "FUNCTION:EVENT [if CONDITION] -> ACTION items separated by ',' (README: triggers)"},
     {"XDG_RUNTIME_DIR", tf__parse_any, NULL, NULL,

@@ -176,6 +176,19 @@ static int select_items(tf_cursor *c, FILE *body, int exclude)
     return 0;
 }
 
+/* untrigger N: N as triggers lists it, digits only. */
+static int untrigger(tf_cursor *c, const char *word)
+{
+    char shown[64];
+    tf__escape(shown, sizeof shown, word ? word : "");
+    if (!word || !*word || strspn(word, "0123456789") != strlen(word) || strlen(word) > 9)
+        return tf__cur_fail(c, "untrigger needs a trigger's number as 'triggers' lists it, not '%s'", shown);
+    int rc = tf__trigger_remove(atoi(word));
+    if (rc == TF_ENOENT)
+        return tf__cur_fail(c, "no trigger %s (see 'triggers')", shown);
+    return rc == TF_OK ? 0 : tf__cur_fail(c, "out of memory");
+}
+
 static const char usage[] =
     "commands: status | groups | functions [GLOB] | register GROUP=FACTORY[+FACTORY...] "
     "[if CONDITION] | clear GROUP | select [+|-]GLOB[,...] | deselect GLOB[,...] | "
@@ -190,16 +203,17 @@ static int with_rest(const char *cmd, tf_cursor *c, FILE *body, const char *who)
     if (strcmp(cmd, "select") == 0 || strcmp(cmd, "deselect") == 0)
         return select_items(c, body, cmd[0] == 'd');
     if (strcmp(cmd, "trigger") == 0) {
-        int k = tf__trigger_add(c, who);
+        int k = tf__trigger_add(c, who, 1);
         if (k > 0)
             fprintf(body, "trigger %d\n", k);
         return k > 0 ? 0 : -1;
     }
-    size_t n = tf__cur_token(c, word, sizeof word, "");
+    size_t arg = c->i, n = tf__cur_token(c, word, sizeof word, "");
     tf__cur_ws(c);
     if (c->s[c->i] || n >= sizeof word)
         return tf__cur_fail(c, "unexpected text after the argument");
-    char err[256] = "";
+    c->i = arg; /* a problem with it is shown where it starts */
+    char err[TF_FILES_WHY + 320] = "";
     int rc = -2;
     if (strcmp(cmd, "functions") == 0) {
         struct fn_query q = {n ? word : NULL, body};
@@ -214,11 +228,13 @@ static int with_rest(const char *cmd, tf_cursor *c, FILE *body, const char *who)
     } else if (strcmp(cmd, "clear") == 0) {
         rc = n ? tf_clear(word) : tf__cur_fail(c, "clear needs a group");
     } else if (strcmp(cmd, "untrigger") == 0) {
-        rc = tf__trigger_remove(atoi(word)) == TF_OK ? 0 : tf__cur_fail(c, "no trigger '%s'", word);
+        rc = untrigger(c, n ? word : NULL);
     } else if (strcmp(cmd, "report") == 0) {
-        rc = tf__action_report(n ? word : NULL, body, err, sizeof err);
+        rc = n && strcmp(word, "-") != 0 && tf__control_path_allowed(c, word) != 0
+                 ? -1 : tf__action_report(n ? word : NULL, body, err, sizeof err);
     } else if (strcmp(cmd, "snapshot") == 0) {
-        rc = tf__action_snapshot(n ? word : NULL, err, sizeof err);
+        rc = n && tf__control_path_allowed(c, word) != 0 ? -1
+                                                        : tf__action_snapshot(n ? word : NULL, err, sizeof err);
     }
     if (rc == -2)
         return -2;

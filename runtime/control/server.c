@@ -36,6 +36,7 @@
 #define REQUEST_MAX 4096  /* bytes of a request line, its newline included */
 #define CONN_MAX 256      /* connections open at once; more are told to retry */
 #define BACKLOG 128       /* connections the kernel queues before accept */
+#define DRAIN_MAX 65536   /* unread request bytes read away before a close */
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
@@ -264,8 +265,23 @@ static int on_writable(struct conn *c)
     return -1;
 }
 
+/* Unread bytes at close make the kernel reset the connection, and a client
+ * may then lose the answer it was reading: what a refused request left is
+ * read first (what is there now, at most DRAIN_MAX bytes). */
+static void drain(int fd)
+{
+    char scratch[4096];
+    for (size_t left = DRAIN_MAX; left;) {
+        ssize_t r = recv(fd, scratch, sizeof scratch < left ? sizeof scratch : left, MSG_DONTWAIT);
+        if (r <= 0)
+            return;
+        left -= (size_t)r;
+    }
+}
+
 static void conn_free(struct conn *c)
 {
+    drain(c->fd);
     close(c->fd);
     free(c->out);
     free(c);
@@ -390,8 +406,8 @@ void tf__control_init(void)
     const char *triggers = tf__config_get("TF_TRIGGERS");
     if (triggers)
         tf__trigger_env(triggers, stderr);
-    if (strcmp(tf__config_get("TF_CONTROL"), "1") != 0)
-        return;
+    if (strcmp(tf__config_get("TF_CONTROL"), "0") == 0)
+        return; /* 1 or anywhere (paths.c) */
     wanted = 1;
     atexit(remove_socket);
     start();
