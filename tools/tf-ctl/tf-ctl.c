@@ -1,10 +1,19 @@
 /*
  * tf-ctl: switch tracing of a running program that serves a control socket
  * (TF_CONTROL=1; DESIGN.md section 10). It sends one request line and prints
- * the answer; the program does all the work, so tf-ctl links nothing of TF.
+ * the answer; the program does all the work, so tf-ctl links nothing of TF
+ * but its escaper (runtime/escape.c).
+ *
+ * It trusts the server no more than the server trusts it (docs/design.md
+ * .ctl.client): the socket directory must be a real directory of our own
+ * that nobody else may enter, the server's uid (SO_PEERCRED) must be ours,
+ * what it answers is printed escaped (no terminal escape, OSC or C1 control
+ * gets through) and read as a stream, never buffered whole, up to
+ * ANSWER_MAX bytes.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -16,7 +25,11 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#define ANSWER_WAIT_MS 10000
+#include "escape.h"
+
+#define ANSWER_WAIT_MS 10000             /* the longest the server may be silent */
+#define ANSWER_MAX (256ull << 20)        /* bytes of an answer shown; more is cut, said */
+#define FIRST_LINE_MAX 65536             /* "ok", or the error line */
 
 static const char help[] =
     "usage: tf-ctl list\n"
@@ -47,43 +60,144 @@ static void socket_dir(char *out, size_t max)
         snprintf(out, max, "/tmp/tf-%u", (unsigned)geteuid());
 }
 
+static void say_escaped(FILE *out, const char *s, size_t n, unsigned flags)
+{
+    while (n) {
+        char one[TF_ESC_MAX];
+        size_t used, k = tf__escape_char(s, n, one, &used, flags | TF_ESC_FINAL);
+        fwrite(one, 1, k, out);
+        s += used;
+        n -= used;
+    }
+}
+
+/* "tf-ctl: " + a + escaped b + c, on stderr. */
+static void complain(const char *a, const char *b, const char *c)
+{
+    fprintf(stderr, "tf-ctl: %s", a);
+    say_escaped(stderr, b, strlen(b), 0);
+    fprintf(stderr, "%s\n", c);
+}
+
+/* The socket directory, checked as the server checks it (server.c): a
+ * directory reached without a link, ours, with no group or other access.
+ * Its descriptor, or -1 (said) with *absent when it does not exist. */
+static int open_socket_dir(const char *dir, int *absent)
+{
+    *absent = 0;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0) {
+        *absent = errno == ENOENT;
+        if (!*absent)
+            complain("not using ", dir, errno == ELOOP || errno == ENOTDIR
+                                            ? ": it is a symbolic link or not a directory"
+                                            : ": it cannot be opened");
+        return -1;
+    }
+    char why[128] = "";
+    if (fstat(fd, &st) != 0)
+        snprintf(why, sizeof why, ": %s", strerror(errno));
+    else if (st.st_uid != geteuid())
+        snprintf(why, sizeof why, ": it belongs to uid %u, not to you (uid %u)", (unsigned)st.st_uid,
+                 (unsigned)geteuid());
+    else if (st.st_mode & 077)
+        snprintf(why, sizeof why, ": it is open to group or others (mode %04o; the server makes it 0700)",
+                 (unsigned)(st.st_mode & 07777));
+    if (why[0]) {
+        complain("not using ", dir, why);
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* A pid as the server names its socket: decimal digits, no sign, no
+ * blanks, no leading zero, within pid_t. */
+static int canonical_pid(const char *s)
+{
+    size_t n = strspn(s, "0123456789");
+    return n && !s[n] && s[0] != '0' && (n < 10 || (n == 10 && strcmp(s, "2147483647") <= 0));
+}
+
 static int list(void)
 {
     char dir[256];
     socket_dir(dir, sizeof dir);
-    DIR *d = opendir(dir);
-    if (!d)
-        return 0; /* nothing serves: an empty list */
+    int absent, fd = open_socket_dir(dir, &absent);
+    if (fd < 0)
+        return absent ? 0 : 1; /* nothing serves: an empty list */
+    DIR *d = fdopendir(fd);
+    if (!d) {
+        close(fd);
+        return 1;
+    }
     for (struct dirent *e; (e = readdir(d));) {
-        char *end, exe[512] = "?", link[64];
-        long pid = strtol(e->d_name, &end, 10);
-        if (pid <= 0 || strcmp(end, ".sock") != 0 || kill((pid_t)pid, 0) != 0)
+        char name[32], exe[512] = "?", link[64];
+        size_t len = strlen(e->d_name);
+        struct stat st;
+        if (len < 6 || len - 5 >= sizeof name || strcmp(e->d_name + len - 5, ".sock") != 0)
             continue;
-        snprintf(link, sizeof link, "/proc/%ld/exe", pid);
+        memcpy(name, e->d_name, len - 5);
+        name[len - 5] = 0;
+        if (!canonical_pid(name) || fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+            !S_ISSOCK(st.st_mode) || st.st_uid != geteuid() || kill((pid_t)atol(name), 0) != 0)
+            continue;
+        snprintf(link, sizeof link, "/proc/%s/exe", name);
         ssize_t n = readlink(link, exe, sizeof exe - 1);
         if (n > 0)
             exe[n] = 0;
-        printf("%ld\t%s\n", pid, exe);
+        printf("%s\t", name);
+        say_escaped(stdout, exe, strlen(exe), 0);
+        putchar('\n');
     }
     closedir(d);
     return 0;
 }
 
+/* The server must run as we do (SO_PEERCRED): a socket another user could
+ * have put there is refused before anything is sent. */
+static int server_ok(int fd, const char *pid)
+{
+    struct ucred cred;
+    socklen_t len = sizeof cred;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
+        fprintf(stderr, "tf-ctl: process %s: cannot tell who serves its socket: %s\n", pid,
+                strerror(errno));
+        return 0;
+    }
+    if (cred.uid == geteuid())
+        return 1;
+    fprintf(stderr, "tf-ctl: process %s: its socket is served by uid %u (pid %ld), not by you "
+                    "(uid %u); refused\n", pid, (unsigned)cred.uid, (long)cred.pid, (unsigned)geteuid());
+    return 0;
+}
+
+/* Connects to <dir>/<pid>.sock through the checked directory's descriptor
+ * (/proc/self/fd/N/...), so a directory swapped after the check is not
+ * the one used. */
 static int connect_to(const char *pid)
 {
     char dir[256];
     socket_dir(dir, sizeof dir);
-    struct sockaddr_un addr = {.sun_family = AF_UNIX};
-    if (snprintf(addr.sun_path, sizeof addr.sun_path, "%s/%s.sock", dir, pid) >=
-        (int)sizeof addr.sun_path) {
-        fprintf(stderr, "tf-ctl: socket path too long under %s\n", dir);
+    int absent, dfd = open_socket_dir(dir, &absent);
+    if (dfd < 0) {
+        if (absent)
+            fprintf(stderr, "tf-ctl: process %s serves no control socket: no directory %s "
+                            "(was it started with TF_CONTROL=1?)\n", pid, dir);
         return -1;
     }
+    struct sockaddr_un addr = {.sun_family = AF_UNIX};
+    snprintf(addr.sun_path, sizeof addr.sun_path, "/proc/self/fd/%d/%s.sock", dfd, pid);
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd >= 0 && connect(fd, (struct sockaddr *)&addr, sizeof addr) == 0)
+    int ok = fd >= 0 && connect(fd, (struct sockaddr *)&addr, sizeof addr) == 0;
+    int err = errno;
+    close(dfd);
+    if (ok && server_ok(fd, pid))
         return fd;
-    fprintf(stderr, "tf-ctl: process %s serves no control socket at %s: %s "
-                    "(was it started with TF_CONTROL=1?)\n", pid, addr.sun_path, strerror(errno));
+    if (!ok)
+        fprintf(stderr, "tf-ctl: process %s serves no control socket at %s/%s.sock: %s "
+                        "(was it started with TF_CONTROL=1?)\n", pid, dir, pid, strerror(err));
     if (fd >= 0)
         close(fd);
     return -1;
@@ -124,30 +238,84 @@ static int send_all(int fd, const char *p, size_t n)
     return 0;
 }
 
-/* Reads the whole answer; NULL if the program did not answer in time. */
-static char *receive(int fd)
+/* Reads up to max bytes into buf: their number, 0 at the end (a server
+ * that closes before reading all of a refused request resets the
+ * connection: also the end), -1 when it is silent for ANSWER_WAIT_MS. */
+static ssize_t receive(int fd, char *buf, size_t max)
 {
-    size_t n = 0, cap = 4096;
-    char *buf = malloc(cap);
     struct pollfd p = {fd, POLLIN, 0};
-    while (buf && poll(&p, 1, ANSWER_WAIT_MS) == 1) {
-        if (n + 1 == cap) {
-            char *bigger = realloc(buf, cap *= 2);
-            if (!bigger)
-                break;
-            buf = bigger;
-        }
-        ssize_t r = recv(fd, buf + n, cap - 1 - n, 0);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0) {
-            buf[n] = 0;
-            return buf;
-        }
-        n += (size_t)r;
+    for (;;) {
+        if (poll(&p, 1, ANSWER_WAIT_MS) != 1)
+            return -1;
+        ssize_t r = recv(fd, buf, max, 0);
+        if (r >= 0 || errno == ECONNRESET)
+            return r > 0 ? r : 0;
+        if (errno != EINTR)
+            return -1;
     }
-    free(buf);
-    return NULL;
+}
+
+/* Prints buf[*from, n) escaped, at most *left bytes of it; a UTF-8 sequence
+ * cut at the end waits for its next bytes unless final. */
+static void show(FILE *out, const char *buf, size_t *from, size_t n, unsigned long long *left, int final)
+{
+    while (*from < n && *left) {
+        char one[TF_ESC_MAX];
+        size_t used, k = tf__escape_char(buf + *from, n - *from, one, &used,
+                                         TF_ESC_LINES | (final ? TF_ESC_FINAL : 0));
+        if (!k)
+            return;
+        fwrite(one, 1, k, out);
+        *from += used;
+        *left = *left > used ? *left - used : 0;
+    }
+}
+
+/* Prints the answer as it comes: after "ok", the output on stdout; else
+ * the error on stderr; escaped, at most ANSWER_MAX bytes, never held whole.
+ * Returns the exit status. */
+static int relay(int fd, const char *pid)
+{
+    static char buf[FIRST_LINE_MAX];
+    size_t n = 0;
+    ssize_t r = 1;
+    while (n < sizeof buf && !memchr(buf, '\n', n) && (r = receive(fd, buf + n, sizeof buf - n)) > 0)
+        n += (size_t)r;
+    if (!n) {
+        if (r < 0)
+            fprintf(stderr, "tf-ctl: process %s did not answer within %d s\n", pid, ANSWER_WAIT_MS / 1000);
+        else
+            fprintf(stderr, "tf-ctl: process %s: no answer\n", pid);
+        return 1;
+    }
+    int ok = n >= 3 && memcmp(buf, "ok\n", 3) == 0;
+    FILE *out = ok ? stdout : stderr;
+    if (!ok)
+        fprintf(stderr, "tf-ctl: process %s: ", pid);
+    size_t from = ok ? 3 : 0;
+    unsigned long long left = ANSWER_MAX;
+    for (;;) {
+        show(out, buf, &from, n, &left, r <= 0);
+        if (r <= 0 || !left)
+            break;
+        memmove(buf, buf + from, n - from); /* what waits for more bytes */
+        n -= from;
+        from = 0;
+        if ((r = receive(fd, buf + n, sizeof buf - n)) > 0)
+            n += (size_t)r;
+    }
+    fflush(out);
+    if (!left && (from < n || receive(fd, buf, 1) > 0)) {
+        fprintf(stderr, "\ntf-ctl: process %s: the answer is longer than %llu MiB (ANSWER_MAX); "
+                        "the rest is not shown\n", pid, ANSWER_MAX >> 20);
+        return 1;
+    }
+    if (r < 0) {
+        fprintf(stderr, "\ntf-ctl: process %s stopped answering for %d s; the answer is cut\n", pid,
+                ANSWER_WAIT_MS / 1000);
+        return 1;
+    }
+    return ok ? 0 : 1;
 }
 
 static int command(const char *pid, int argc, char **argv)
@@ -160,28 +328,17 @@ static int command(const char *pid, int argc, char **argv)
         free(line);
         return 1;
     }
-    /* A refused peer is answered without being read: the answer still comes. */
+    /* A refused or too long request is answered without being read whole:
+     * the answer still comes. */
     int sent = send_all(fd, line, strlen(line));
     int send_errno = errno;
     free(line);
-    char *answer = receive(fd);
+    shutdown(fd, SHUT_WR);
+    int rc = relay(fd, pid);
     close(fd);
-    if (!answer || (sent < 0 && !answer[0])) {
-        if (sent < 0)
-            fprintf(stderr, "tf-ctl: process %s: cannot send: %s\n", pid, strerror(send_errno));
-        else
-            fprintf(stderr, "tf-ctl: process %s did not answer within %d s\n", pid,
-                    ANSWER_WAIT_MS / 1000);
-        free(answer);
-        return 1;
-    }
-    int ok = strncmp(answer, "ok\n", 3) == 0;
-    if (ok)
-        fputs(answer + 3, stdout);
-    else
-        fprintf(stderr, "tf-ctl: process %s: %s", pid, answer[0] ? answer : "no answer\n");
-    free(answer);
-    return ok ? 0 : 1;
+    if (rc && sent < 0 && send_errno != EPIPE)
+        fprintf(stderr, "tf-ctl: process %s: cannot send: %s\n", pid, strerror(send_errno));
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -192,9 +349,13 @@ int main(int argc, char **argv)
     }
     if (argc == 2 && strcmp(argv[1], "list") == 0)
         return list();
-    char *end;
-    if (argc >= 3 && strtol(argv[1], &end, 10) > 0 && !*end)
+    if (argc >= 3 && canonical_pid(argv[1]))
         return command(argv[1], argc - 2, argv + 2);
+    if (argc >= 3 && !canonical_pid(argv[1])) {
+        complain("'", argv[1], "' is not a process id (decimal digits, no sign, blanks or "
+                              "leading zeros)");
+        return 2;
+    }
     fputs(help, stderr);
     return 2;
 }
