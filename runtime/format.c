@@ -120,7 +120,10 @@ static void put_enum(tf_buf *b, const tf_value *v)
 static void put_double(tf_buf *b, double d)
 {
     char s[32];
+    fenv_t fp;
+    tf__fp_enter(&fp); /* %g rounds: FE_INEXACT, under the program's rounding mode */
     int n = snprintf(s, sizeof s, "%g", d);
+    tf__fp_leave(&fp);
     tf__buf_put(b, s, n > 0 ? (size_t)n : 0);
 }
 
@@ -190,16 +193,22 @@ int tf__value_elems(const tf_value *v, tf_elems *e)
     return 0;
 }
 
+/* Converting rounds (long double) or signals (a signalling NaN): done in
+ * the default environment, the program's left as it was. */
 double tf__elem_double(const tf_elems *e, const void *p)
 {
     float f;
     double d;
     long double x;
+    fenv_t fp;
+    tf__fp_enter(&fp);
     switch (e->cls == 'x' ? 0 : e->bytes) {
-    case 4: memcpy(&f, p, sizeof f); return f;
-    case 8: memcpy(&d, p, sizeof d); return d;
-    default: memcpy(&x, p, sizeof x); return (double)x;
+    case 4: memcpy(&f, p, sizeof f); d = f; break;
+    case 8: memcpy(&d, p, sizeof d); break;
+    default: memcpy(&x, p, sizeof x); d = (double)x; break;
     }
+    tf__fp_leave(&fp);
+    return d;
 }
 
 static void put_elem(tf_buf *b, const tf_elems *e, const unsigned char *p)

@@ -8,6 +8,7 @@
 #define TF_RUNTIME_INTERNAL_H
 
 #include <errno.h>
+#include <fenv.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -16,6 +17,7 @@
 #include <tf/monitors.h>
 
 #include "../registry/export.h"
+#include "escape.h"
 #include "files.h"
 
 #define TF_COLD __attribute__((cold, noinline))
@@ -74,6 +76,24 @@ static inline void tf__unlock(pthread_mutex_t *l)
 }
 /* At exit, on stderr: how many calls were not traced, and why (once). */
 void tf__untraced_init(void);
+
+/* ---- the program's floating-point environment (docs/design.md .fid.fenv)
+ * libtf's own floating-point work on a program's thread (the clock's
+ * calibration at start, reports, dprint's values, a recording's metadata in
+ * a signal handler) runs between tf__fp_enter and tf__fp_leave: in the
+ * default environment, and the program's exception flags and rounding mode
+ * are as they were afterwards. fegetenv/fesetenv are a few instructions
+ * (fnstenv/fldenv, stmxcsr/ldmxcsr), touch no memory but the fenv_t, and
+ * are safe in a signal handler. */
+static inline void tf__fp_enter(fenv_t *saved)
+{
+    fegetenv(saved);
+    fesetenv(FE_DFL_ENV);
+}
+static inline void tf__fp_leave(const fenv_t *saved)
+{
+    fesetenv(saved);
+}
 
 /* Thread keys hooks set are made by constructors of priority 101: before
  * libtf's constructor, whose TF_MONITORS may already trace calls. */

@@ -229,8 +229,9 @@ static void at_exit(void)
     uint64_t waits, ns;
     rs_waited(&waits, &ns);
     if (waits)
-        fprintf(stderr, "; threads waited for the writer %llu time%s, %.3f s in all",
-                (unsigned long long)waits, waits == 1 ? "" : "s", (double)ns / 1e9);
+        fprintf(stderr, "; threads waited for the writer %llu time%s, %llu.%03llu s in all",
+                (unsigned long long)waits, waits == 1 ? "" : "s", (unsigned long long)(ns / 1000000000),
+                (unsigned long long)(ns / 1000000 % 1000)); /* no FP at exit (.fid.fenv) */
     if (lost)
         fprintf(stderr, "; %llu events discarded", (unsigned long long)lost);
     fprintf(stderr, ")\n");
