@@ -194,18 +194,24 @@ static void add_edge(struct group *g, struct group *sub, const tf_tu *tu)
     for (int i = 0; i < g->subs.n; i++)
         if (edge_at(&g->subs, i) == sub)
             return;
+    const char *file = tu->file, *from = g->name, *to = sub->name;
+    TF_ESC_BUF(file);
+    TF_ESC_BUF(from);
+    TF_ESC_BUF(to);
     if (reaches(sub, g)) {
+        TF_ESC(from);
+        TF_ESC(to);
         fprintf(stderr,
                 "tf: %s: subgroup cycle: '%s' is already a subgroup of '%s'; "
                 "edge %s -> %s ignored\n",
-                tu->file, g->name, sub->name, g->name, sub->name);
+                TF_ESC(file), from_esc, to_esc, from_esc, to_esc);
         return;
     }
     /* parents first: a reader walking up must never miss an edge the
      * subgroup list already shows */
     if (push_edge(&sub->parents, g) == TF_OK && push_edge(&g->subs, sub) != TF_OK)
-        fprintf(stderr, "tf: %s: out of memory: edge %s -> %s only partly added\n", tu->file,
-                g->name, sub->name);
+        fprintf(stderr, "tf: %s: out of memory: edge %s -> %s only partly added\n", TF_ESC(file),
+                TF_ESC(from), TF_ESC(to));
 }
 
 /* Grows v (which starts as the caller's array small, of *cap entries) to
@@ -347,8 +353,12 @@ static struct made *make(struct slot *s, const tf_tu *tu, tf_factory *const *set
     m->n = n;
     m->monitor = maker ? maker(set, (size_t)n, tu) : NULL; /* one factory: its own monitor */
     if (!m->monitor) {
-        fprintf(stderr, "tf: %s: factory '%s' created no monitor for group '%s'\n",
-                tu->file, set[0]->name ? set[0]->name : "?", s->group->name);
+        const char *file = tu->file, *factory = set[0]->name, *group = s->group->name;
+        TF_ESC_BUF(file);
+        TF_ESC_BUF(factory);
+        TF_ESC_BUF(group);
+        fprintf(stderr, "tf: %s: factory '%s' created no monitor for group '%s'\n", TF_ESC(file),
+                TF_ESC(factory), TF_ESC(group));
         free(m->set);
         free(m);
         return NULL;
@@ -399,10 +409,13 @@ static void select_tu(struct tu_entry *e)
             example = tu->names[id].name;
     }
     if (skipped && !e->warned) {
+        const char *file = tu->file;
+        TF_ESC_BUF(file);
+        TF_ESC_BUF(example);
         e->warned = 1;
         fprintf(stderr, "tf: %s: the selection cannot switch off '%s'%s: this TU was built with "
                         "TF_TU_ABI %u, without per-function slots; rebuild it with this TF\n",
-                tu->file, example, skipped > 1 ? " and others" : "", tu->abi);
+                TF_ESC(file), TF_ESC(example), skipped > 1 ? " and others" : "", tu->abi);
     }
 }
 
@@ -428,8 +441,11 @@ static void update_tu(struct tu_entry *e)
         struct slot *s = &e->slots[i];
         struct factory_set set;
         if (factories_for(s->group, &set) != 0 || watch_set(e->tu, i, &set) != 0) {
+            const char *file = e->tu->file, *group = s->group->name;
+            TF_ESC_BUF(file);
+            TF_ESC_BUF(group);
             fprintf(stderr, "tf: %s: out of memory: the monitor for group '%s' is unchanged\n",
-                    e->tu->file, s->group->name);
+                    TF_ESC(file), TF_ESC(group));
         } else if (!(s->current ? same_set(s->current, set.v, set.n) : set.n == 0)) {
             s->current = set.n ? make(s, e->tu, set.v, set.n) : NULL;
             __atomic_store_n(e->tu->groups[i].holder, s->current ? s->current->monitor : NULL,
@@ -678,10 +694,13 @@ static int abi_refused(const tf_tu *tu)
     char buf[64];
     if (tu->abi >= 1 && tu->abi <= TF_TU_ABI)
         return 0;
+    const char *file = tu->file, *producer = tu_producer(tu, buf, sizeof buf);
+    TF_ESC_BUF(file);
+    TF_ESC_BUF(producer);
     fprintf(stderr,
             "tf: %s: TU not registered: it has TF_TU_ABI %u (built by %s); this libtf "
             "(TF " TF_VERSION ") takes TF_TU_ABI 1 to %u\n",
-            tu->file ? tu->file : "?", tu->abi, tu_producer(tu, buf, sizeof buf), TF_TU_ABI);
+            TF_ESC(file), tu->abi, TF_ESC(producer), TF_TU_ABI);
     return 1;
 }
 
@@ -691,7 +710,9 @@ TF_API void tf_tu_register(tf_tu *tu)
         return;
     const char *problem = tu ? descriptor_problem(tu) : "NULL descriptor";
     if (problem) {
-        fprintf(stderr, "tf: %s: TU not registered: %s\n", tu && tu->file ? tu->file : "?", problem);
+        const char *file = tu ? tu->file : NULL;
+        TF_ESC_BUF(file);
+        fprintf(stderr, "tf: %s: TU not registered: %s\n", TF_ESC(file), problem);
         return;
     }
     pthread_mutex_lock(&lock);
@@ -700,7 +721,9 @@ TF_API void tf_tu_register(tf_tu *tu)
         e->tu = tu;
     if (e && (!(e->slots = calloc(tu->ngroups ? tu->ngroups : 1, sizeof *e->slots)) ||
               alloc_off(e) != 0)) {
-        fprintf(stderr, "tf: %s: TU not registered: out of memory\n", tu->file);
+        const char *file = tu->file;
+        TF_ESC_BUF(file);
+        fprintf(stderr, "tf: %s: TU not registered: out of memory\n", TF_ESC(file));
         free_entry(e);
         e = NULL;
     }

@@ -52,7 +52,9 @@ const char *tf__control_path(void)
 
 static int refuse_dir(const char *dir, const char *why)
 {
-    fprintf(stderr, "tf: TF_CONTROL: not serving: %s %s\n", dir, why);
+    fputs("tf: TF_CONTROL: not serving: ", stderr);
+    tf__config_escaped(stderr, dir);
+    fprintf(stderr, " %s\n", why);
     return -1;
 }
 
@@ -121,7 +123,10 @@ static int open_socket(void)
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0 || bind(fd, (struct sockaddr *)&addr, sizeof addr) != 0 ||
         chmod(addr.sun_path, 0600) != 0 || listen(fd, BACKLOG) != 0) {
-        fprintf(stderr, "tf: TF_CONTROL: cannot serve %s: %s\n", addr.sun_path, strerror(errno));
+        int err = errno;
+        fputs("tf: TF_CONTROL: cannot serve ", stderr);
+        tf__config_escaped(stderr, addr.sun_path);
+        fprintf(stderr, ": %s\n", strerror(err));
         if (fd >= 0)
             close(fd);
         return -1;

@@ -55,10 +55,13 @@ static void say_dropped(const char *trace)
     tf__lock(&m->lock);
     uint64_t dropped = tt_dropped_events(m);
     tf__unlock(&m->lock);
-    if (dropped)
-        fprintf(stderr, "tf: TF_TIMING_TRACE %s keeps the last %u calls of each thread: %llu older "
-                "calls are not in it (the report counts them all; TF_MONITORS=...=record keeps "
-                "every call)\n", trace, ENV_TRACE_EVENTS, (unsigned long long)dropped);
+    if (!dropped)
+        return;
+    fputs("tf: TF_TIMING_TRACE ", stderr);
+    tf__config_escaped(stderr, trace);
+    fprintf(stderr, " keeps the last %u calls of each thread: %llu older calls are not in it (the "
+            "report counts them all; TF_MONITORS=...=record keeps every call)\n", ENV_TRACE_EVENTS,
+            (unsigned long long)dropped);
 }
 
 static void env_at_exit(void)
