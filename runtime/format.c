@@ -367,8 +367,10 @@ static const char *copy_type_name(const void *ti, char *buf, size_t len)
         mangled++;
     int status = -1;
     char *human = __cxa_demangle ? __cxa_demangle(mangled, NULL, NULL, &status) : NULL;
-    snprintf(buf, len, "%s", status == 0 && human ? human : mangled);
+    int n = snprintf(buf, len, "%s", status == 0 && human ? human : mangled);
     free(human);
+    if (n >= 0 && (size_t)n >= len && len > 3) /* cut: said, not silent */
+        memcpy(buf + len - 4, "...", 3);
     return buf;
 }
 
