@@ -123,11 +123,13 @@ static int bad(int index, const char *item, const char *why, const char *what, c
 
 static int unknown_factory(int index, const char *item, const char *name, const char *more)
 {
-    char why[1024];
-    int n = snprintf(why, sizeof why, "unknown factory (known: ");
-    tf__factories_known(why + n, sizeof why - (size_t)n - 1);
-    strcat(why, ")");
-    return bad(index, item, why, name, more);
+    char *known = tf__factories_known(), *why = NULL;
+    if (!known || asprintf(&why, "unknown factory (known: %s)", known) < 0)
+        why = NULL;
+    int rc = bad(index, item, why ? why : "unknown factory", name, more);
+    free(why);
+    free(known);
+    return rc;
 }
 
 /* The slot of group in asked_index: where it is, or the empty one to put it. */

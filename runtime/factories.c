@@ -88,15 +88,20 @@ void tf__factories_on_add(void (*fn)(void))
     pthread_mutex_unlock(&lock);
 }
 
-/* Writes "a, b, c" (every registered name, sorted) to buf. */
-void tf__factories_known(char *buf, size_t len)
+/* "a, b, c": every registered name, sorted, whole (malloc'd; NULL if out of
+ * memory). */
+char *tf__factories_known(void)
 {
-    size_t at = 0;
-    buf[0] = 0;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    if (!out)
+        return NULL;
     pthread_mutex_lock(&lock);
-    for (struct entry *e = entries; e && at < len; e = e->next)
-        at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? ", " : "", e->name);
+    for (struct entry *e = entries; e; e = e->next)
+        fprintf(out, "%s%s", e == entries ? "" : ", ", e->name);
     pthread_mutex_unlock(&lock);
+    return fclose(out) == 0 ? text : (free(text), NULL);
 }
 
 void tf__factories_help(FILE *out)
@@ -121,15 +126,23 @@ static struct entry *registered(const char *name)
 /* Tries "libtf-NAME.so" beside libtf, once per name; writes to why what went
  * wrong if the file is there but could not be loaded. Returns nonzero if it
  * loaded. */
+struct tried {
+    struct tried *next;
+    char name[]; /* a valid factory name: at most 63 bytes */
+};
+
 static int load(const char *name, char *why, size_t len)
 {
-    static char tried[32][64];
-    static unsigned ntried;
-    for (unsigned i = 0; i < ntried && i < 32; i++)
-        if (strcmp(tried[i], name) == 0)
+    static struct tried *tried;
+    for (struct tried *t = tried; t; t = t->next)
+        if (strcmp(t->name, name) == 0)
             return 0;
-    if (ntried < 32)
-        snprintf(tried[ntried++], sizeof tried[0], "%s", name);
+    struct tried *t = malloc(sizeof *t + strlen(name) + 1);
+    if (t) { /* out of memory, the name is only tried again next time */
+        strcpy(t->name, name);
+        t->next = tried;
+        tried = t;
+    }
     Dl_info self;
     if (!dladdr((void *)tf_env_add_factory, &self) || !self.dli_fname)
         return 0;

@@ -138,7 +138,7 @@ extern TF_TLS uintptr_t tf__hook_sp;
 
 /* libtf interposes longjmp/siglongjmp/_longjmp/__longjmp_chk: before jumping it
  * calls every registered function with the target stack pointer, on the jumping
- * thread; frames with sp < target_sp are being skipped. At most 8. */
+ * thread; frames with sp < target_sp are being skipped. Any number, each once. */
 typedef void (*tf__longjmp_fn)(uintptr_t target_sp);
 void tf__on_longjmp(tf__longjmp_fn fn);
 
@@ -256,7 +256,7 @@ int tf__factory_name_valid(const char *name);
 /* The factory registered (or loadable) as name, made on first use; NULL if
  * *unknown, or if it could not be made. why: what went wrong loading it. */
 tf_factory *tf__factory_named(const char *name, int *unknown, char *why, size_t len);
-void tf__factories_known(char *buf, size_t len); /* "a, b, c", sorted */
+char *tf__factories_known(void); /* "a, b, c", sorted, whole; malloc'd (NULL: out of memory) */
 void tf__factories_help(FILE *out);
 /* fn runs after each tf_env_add_factory (TF_MONITORS items may wait for it). */
 void tf__factories_on_add(void (*fn)(void));
