@@ -1,6 +1,8 @@
 /*
- * files.c: the one way TF creates a file or a directory (files.h has the
- * rules; runtime/README.md "Files TF writes" says them to users).
+ * files.c: the one way TF creates a file or a directory (docs/design.md
+ * .files, .files.walk, .files.replace, .files.dir, .files.signal; files.h
+ * has the rules; runtime/README.md "Files TF writes" and the README say
+ * them to users).
  *
  * Think of another user who can write to a sticky /tmp, and of root running
  * TF there: the user plants `dir/alink -> /etc`, a hard link to a file of

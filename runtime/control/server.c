@@ -12,7 +12,8 @@
  * deadline each on a non-blocking socket; every connection has its own, so
  * a slow, silent or vanished client costs other clients nothing (the server
  * polls them all) and never the program, whose threads never wait for this
- * one. Limits are named below, checked, and said to the client when hit.
+ * one. Limits are named below, checked, and said to the client when hit
+ * (docs/design.md .ctl.limits).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
