@@ -9,11 +9,11 @@
 
 #include "control.h"
 
-#define MAX_GROUPS 512
-
+/* Every group name once (a listing of all groups: no count is a limit). */
 struct names {
-    const char *v[MAX_GROUPS];
-    int n;
+    const char **v;
+    int n, cap;
+    int failed; /* out of memory: the listing says so */
 };
 
 static void add_name(struct names *s, const char *name)
@@ -21,8 +21,17 @@ static void add_name(struct names *s, const char *name)
     for (int i = 0; i < s->n; i++)
         if (strcmp(s->v[i], name) == 0)
             return;
-    if (s->n < MAX_GROUPS)
-        s->v[s->n++] = name;
+    if (s->n == s->cap) {
+        int cap = s->cap ? 2 * s->cap : 64;
+        const char **v = realloc(s->v, (size_t)cap * sizeof *v);
+        if (!v) {
+            s->failed = 1;
+            return;
+        }
+        s->v = v;
+        s->cap = cap;
+    }
+    s->v[s->n++] = name;
 }
 
 static int collect_groups(const tf_tu *tu, void *arg)
@@ -39,20 +48,35 @@ static int by_name(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+static void subgroups(FILE *out, const char *group)
+{
+    const char *some[64], **subs = some;
+    int n = tf_group_subgroups(group, some, 64);
+    if (n > 64 && (subs = malloc((size_t)n * sizeof *subs)))
+        n = tf_group_subgroups(group, subs, n); /* edges are only added: n is still enough */
+    for (int k = 0; k < n && (subs != some || k < 64) && subs; k++)
+        fprintf(out, "%s%s", k ? " " : "\tsubgroups: ", subs[k]);
+    if (!subs)
+        fputs("\tsubgroups: (out of memory)", out);
+    if (subs != some)
+        free(subs);
+}
+
 static void groups(FILE *out)
 {
-    struct names s = {.n = 0};
+    struct names s = {0};
     tf_tu_foreach(collect_groups, &s);
-    qsort(s.v, (size_t)s.n, sizeof s.v[0], by_name);
+    if (s.n)
+        qsort(s.v, (size_t)s.n, sizeof s.v[0], by_name);
     for (int i = 0; i < s.n; i++) {
         tf_factory *f = tf_registered_factory(s.v[i]);
-        const char *subs[64];
-        int nsubs = tf_group_subgroups(s.v[i], subs, 64);
         fprintf(out, "%s\t%s", s.v[i], f ? (f->name ? f->name : "?") : "-");
-        for (int k = 0; k < nsubs && k < 64; k++)
-            fprintf(out, "%s%s", k ? " " : "\tsubgroups: ", subs[k]);
+        subgroups(out, s.v[i]);
         fputc('\n', out);
     }
+    if (s.failed)
+        fputs("(out of memory: not every group is listed)\n", out);
+    free(s.v);
 }
 
 static int glob_matches(const char *glob, const tf_tu *tu, const char *name)

@@ -49,3 +49,24 @@ after READ_MS: True
 300 at once, the last: error: the server has 256 connections open (CONN_MAX); try again" edges.txt
 ctl status | grep -q "^pid	$pid\$" || fail "no status after the edges"
 stop_app
+
+# tf-ctl groups lists every group and subgroup (it kept 512 and 64).
+python3 - >groups.c <<'PY'
+print("#include <stdio.h>\n#include <tf/tf.h>")
+for i in range(600):
+    print("TF_GROUP(g%03d);" % i)
+print("TF_GROUP(top, %s);" % ", ".join("g%03d" % i for i in range(70)))
+print("TF_MONITOR(top) int f(int x) { return x; }")
+print('#include <unistd.h>')
+print('int main(void) { printf("ready %d\\n", (int)getpid()); fflush(stdout); getchar(); return f(0); }')
+PY
+"$cc" -fplugin="$plugin" -I"$inc" groups.c -L"$libdir" -ltf -Wl,-rpath,"$libdir" -o groups ||
+    fail "cannot build groups.c"
+coproc GRPAPP { exec env TF_CONTROL=1 ./groups; }
+read -r -t 10 -u "${GRPAPP[0]}" word gpid || fail "groups did not start"
+for _ in $(seq 100); do [ -S "$work/run/tf/$gpid.sock" ] && break; sleep 0.05; done
+"$tfctl" "$gpid" groups >groups.txt || fail "tf-ctl groups"
+echo >&"${GRPAPP[1]}"
+wait "$gpid"
+[ "$(wc -l <groups.txt)" = 601 ] || fail "groups: $(wc -l <groups.txt) lines, want 601"
+[ "$(grep '^top	' groups.txt | tr ' ' '\n' | grep -c '^g0')" = 70 ] || fail "top's subgroups: $(grep '^top' groups.txt | head -c 300)"
