@@ -82,13 +82,19 @@ static int fail(char *why, const char *a, const char *b, const char *c)
     return -1;
 }
 
-/* "directory '<shown>" + rest */
+/* "directory '<shown>' on the way" + rest, or "the working directory" +
+ * rest when shown is NULL. */
 static int fail_dir(char *why, const char *shown, size_t len, const char *rest)
 {
     why_buf w = {why, 0};
     why[0] = 0;
-    put(&w, "directory '");
-    put_n(&w, shown, len);
+    if (shown) {
+        put(&w, "directory '");
+        put_n(&w, shown, len);
+        put(&w, "' on the way");
+    } else {
+        put(&w, "the working directory");
+    }
     put(&w, rest);
     return -1;
 }
@@ -174,19 +180,16 @@ static int in_group(gid_t gid)
     return yes;
 }
 
-/* 0 if TF may create files in (or go through) the directory fd, named
- * shown; else -1 with why. */
+/* 0 if TF may create files in (or go through) the directory fd, named by
+ * shown[0, len) (NULL: the working directory); else -1 with why. */
 static int check_dir(int fd, const char *shown, size_t len, char *why)
 {
     struct stat st;
     if (fstat(fd, &st) != 0)
         return fail_errno(why, errno);
     if (st.st_uid != geteuid() && st.st_uid != 0) {
-        why_buf w = {why, 0};
-        why[0] = 0;
-        put(&w, "directory '");
-        put_n(&w, shown, len);
-        put(&w, "' on the way belongs to uid ");
+        fail_dir(why, shown, len, " belongs to uid ");
+        why_buf w = {why, strlen(why)};
         put_num(&w, (unsigned long)st.st_uid);
         put(&w, ", neither this process's user nor root");
         return -1;
@@ -194,10 +197,10 @@ static int check_dir(int fd, const char *shown, size_t len, char *why)
     if (st.st_mode & S_ISVTX)
         return 0;
     if (st.st_mode & S_IWOTH)
-        return fail_dir(why, shown, len, "' on the way may be written by others and is not sticky");
+        return fail_dir(why, shown, len, " may be written by others and is not sticky");
     if ((st.st_mode & S_IWGRP) && !in_group(st.st_gid))
-        return fail_dir(why, shown, len, "' on the way may be written by a group this process "
-                                         "is not in, and is not sticky");
+        return fail_dir(why, shown, len, " may be written by a group this process is not in, "
+                                         "and is not sticky");
     return 0;
 }
 
@@ -208,8 +211,7 @@ static int open_parent(const char *path, const char **last, char *why)
     int dir = open(path[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (dir < 0)
         return fail_errno(why, errno);
-    const char *start = path[0] == '/' ? "/" : "the working directory";
-    if (check_dir(dir, start, strlen(start), why) != 0) {
+    if (check_dir(dir, path[0] == '/' ? "/" : NULL, 1, why) != 0) {
         close(dir);
         return -1;
     }
@@ -233,7 +235,7 @@ static int open_parent(const char *path, const char **last, char *why)
         int err = errno;
         struct stat st;
         if (next < 0 && fstatat(dir, part, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
-            fail_dir(why, path, shown, "' on the way is a symbolic link, which TF never follows");
+            fail_dir(why, path, shown, " is a symbolic link, which TF never follows");
         else if (next < 0)
             fail_errno(why, err);
         close(dir);

@@ -171,6 +171,11 @@ static void refusals(void **state)
     assert_int_equal(write_as("theirs/x", TF_FILE_REPORT, 0), -1);
     assert_string_equal(why, "directory 'theirs' on the way belongs to uid 65534, neither this "
                              "process's user nor root");
+    assert_int_equal(chdir("theirs"), 0);
+    assert_int_equal(write_as("x", TF_FILE_REPORT, 0), -1);
+    assert_string_equal(why, "the working directory belongs to uid 65534, neither this process's "
+                             "user nor root");
+    assert_int_equal(chdir(".."), 0);
     assert_int_equal(mkdir("group", 0775), 0);
     assert_int_equal(chown("group", 0, 65534), 0);
     assert_int_equal(chmod("group", 0775), 0);
