@@ -120,10 +120,10 @@ static void put_enum(tf_buf *b, const tf_value *v)
 static void put_double(tf_buf *b, double d)
 {
     char s[32];
-    fenv_t fp;
-    tf__fp_enter(&fp); /* %g rounds: FE_INEXACT, under the program's rounding mode */
+    tf_fp_hook fp;
+    tf__fp_hook_enter(&fp); /* %g rounds by the program's rounding mode */
     int n = snprintf(s, sizeof s, "%g", d);
-    tf__fp_leave(&fp);
+    tf__fp_hook_leave(&fp);
     tf__buf_put(b, s, n > 0 ? (size_t)n : 0);
 }
 
@@ -200,14 +200,14 @@ double tf__elem_double(const tf_elems *e, const void *p)
     float f;
     double d;
     long double x;
-    fenv_t fp;
-    tf__fp_enter(&fp);
+    tf_fp_hook fp;
+    tf__fp_hook_enter(&fp);
     switch (e->cls == 'x' ? 0 : e->bytes) {
     case 4: memcpy(&f, p, sizeof f); d = f; break;
     case 8: memcpy(&d, p, sizeof d); break;
     default: memcpy(&x, p, sizeof x); d = (double)x; break;
     }
-    tf__fp_leave(&fp);
+    tf__fp_hook_leave(&fp);
     return d;
 }
 

@@ -39,6 +39,12 @@ TF_MONITOR(st) void nothing(void)
 {
 }
 
+/* dprint and record convert its parts to double: inexact for 0.1L. */
+TF_MONITOR(st) int positive(long double _Complex z)
+{
+    return __real__ z > 0;
+}
+
 static int bad;
 static char altmem[1 << 16];
 static sigset_t mask;
@@ -90,6 +96,10 @@ static void calls(const char *where, int round, const stack_t *st)
     check(at, round, 0, st);
     snprintf(at, sizeof at, "%s, nothing", where);
     nothing();
+    check(at, round, 0, st);
+    snprintf(at, sizeof at, "%s, positive", where);
+    if (positive(0.1L + 0.25Li) != 1)
+        say(where, "positive's result", 0, 0);
     check(at, round, 0, st);
 }
 

@@ -17,6 +17,7 @@ kept dprint TF_MONITORS=st=dprint TF_OUTPUT=dprint.txt
 # main's first call, under FE_UPWARD: %g rounded up would print 0.100001
 [ "$(head -n 2 dprint.txt)" = "(state): state.half->(x=0.1)
 (state): state.half<-(0.05)" ] || fail "dprint under FE_UPWARD: $(head -n 2 dprint.txt)"
+grep -qx '(state): state.positive->(z=0.1+0.25i)' dprint.txt || fail "dprint: no long double complex"
 kept tracer TF_MONITORS=st=tracer
 kept timing TF_MONITORS=st=timing TF_REPORT=timing.txt TF_TIMING_TRACE=trace.json
 grep -q '^TF timing report' timing.txt || fail "no timing report"
