@@ -11,7 +11,6 @@
 // The pass removes every marker; it never reaches the object file.
 #include "analysis.h"
 
-#include <fstream>
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
@@ -27,6 +26,7 @@
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Sema/Sema.h"
 #include "compat.h"
+#include "output.h"
 #include "policy.h"
 #include "spelling.h"
 #include "llvm/ADT/APFloat.h"
@@ -631,11 +631,10 @@ class Consumer : public ASTConsumer {
   }
 
   void writeManifest(DiagnosticsEngine &diags) {
-    std::ofstream out(s.opts.manifest, std::ios::trunc);
-    out << s.model->manifestJson();
-    if (!out)
-      diags.Report(diags.getCustomDiagID(DiagnosticsEngine::Error, "TF manifest '%0' cannot be written"))
-          << s.opts.manifest;
+    std::string why;
+    if (!tf::core::write_manifest(s.opts.manifest, s.model->manifestJson(), why))
+      diags.Report(diags.getCustomDiagID(DiagnosticsEngine::Error, "TF manifest '%0' cannot be written: %1"))
+          << tf::core::escaped(s.opts.manifest) << why;
   }
 
   CompilerInstance &ci;

@@ -18,13 +18,13 @@
 // Errors are printed as FILE:LINE: error: ...; the exit status is 0 when the
 // project is consistent, 1 otherwise (2 on bad usage).
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <set>
 
 #include "analysis.h"
 #include "groups.h"
 #include "json.h"
+#include "output.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendAction.h"
 #include "clang/Tooling/CompilationDatabase.h"
@@ -268,10 +268,9 @@ int main(int argc, char **argv) {
   if (out.empty()) {
     llvm::outs() << manifest;
   } else {
-    std::ofstream f(out, std::ios::trunc);
-    f << manifest;
-    if (!f) {
-      llvm::errs() << "tf-scan: cannot write " << out << "\n";
+    std::string why;
+    if (!tf::core::write_manifest(out, manifest, why)) {
+      llvm::errs() << "tf-scan: cannot write '" << tf::core::escaped(out) << "': " << why << "\n";
       return 1;
     }
   }

@@ -42,10 +42,10 @@ void tf__deny_external(const char *who, const char *what);
  * registrations are sealed: for requests that attach monitors otherwise. */
 int tf__external_permitted(const char *who, const char *what);
 /* Triggers (runtime/control) watch the functions they name: the registry adds
- * f to every holder for which wants(tu, group index) is nonzero, after the
+ * f to every holder for which wants(f, tu, group index) is nonzero, after the
  * factories registered; a later call replaces f and wants and recomputes
  * every holder. */
-void tf__registry_watch(tf_factory *f, int (*wants)(const tf_tu *tu, uint32_t group));
+void tf__registry_watch(tf_factory *f, int (*wants)(tf_factory *f, const tf_tu *tu, uint32_t group));
 /* The watchdog (runtime/watchdog) watches every monitored function: f (NULL:
  * none) joins every holder, last, and every holder is recomputed. */
 void tf__registry_watch_every(tf_factory *f);

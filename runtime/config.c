@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "escape.h"
 
 struct var {
     const char *name;
@@ -35,8 +36,9 @@ static const struct var vars[] = {
      "the timing report at exit: .json JSON, .csv CSV, '-' stderr, else text (default stderr)"},
     {"TF_TIMING_TRACE", tf__parse_any, NULL, NULL,
      "file for the timing event log as Chrome trace JSON (ui.perfetto.dev)"},
-    {"TF_CONTROL", tf__parse_one_of, "0|1", "0",
-     "1: serve tf-ctl on a Unix socket (tf-ctl list shows where)"},
+    {"TF_CONTROL", tf__parse_one_of, "0|1|anywhere", "0",
+     "1: serve tf-ctl on a Unix socket (tf-ctl list shows where); anywhere: its report and "
+     "snapshot may also write outside the working directory and TF's directories"},
     {"TF_TRIGGERS", tf__parse_any, NULL, NULL,
      "FUNCTION:EVENT [if CONDITION] -> ACTION items separated by ',' (README: triggers)"},
     {"XDG_RUNTIME_DIR", tf__parse_any, NULL, NULL,
@@ -55,6 +57,8 @@ static const struct var vars[] = {
      "DURATION[,ACTION...]: report calls open longer than DURATION, hangs, lock cycles (README: when it hangs or dies)"},
     {"TF_SAMPLE", tf__parse_sample, NULL, NULL,
      "DURATION between samples of RSS, threads, fds, context switches into the recording (default 1s with TF_WATCHDOG)"},
+    {"TF_OVERWRITE", tf__parse_one_of, "0|1", "0",
+     "1: TF may replace a file (or fill a directory) of yours that TF did not write"},
     {"TF_HELP", tf__parse_one_of, "0|1", "0",
      "1: list these variables and the known factories on stderr at start"},
 };

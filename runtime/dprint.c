@@ -122,15 +122,39 @@ static void emit(const tf_monitor *m, tf_buf *b)
     char line_[LINE_MAX_BYTES];                                                \
     tf_buf b = {line_, sizeof line_, 0}
 
+/* A line longer than the stack buffer (long names, many arguments) is built
+ * again in pages of its length: no name or argument count is a limit
+ * (hooks never malloc: pages.c). 1 if b must be built again; a line that
+ * cannot grow is emitted cut, marked "...". */
+static int regrow(tf_buf *b, char *stack)
+{
+    if (b->len + 1 <= b->cap || b->p != stack)
+        return 0;
+    char *p = tf__pages_alloc(b->len + 1);
+    if (!p)
+        return 0;
+    *b = (tf_buf){p, b->len + 1, 0};
+    return 1;
+}
+
+static void line_done(tf_buf *b, char *stack)
+{
+    if (b->p != stack)
+        tf__pages_free(b->p, b->cap);
+}
+
 static void d_enter(tf_monitor *self, int id, const tf_args *args)
 {
     TF_GUARD_BEGIN(1);
     LINE(b);
-    start(&b, self, id);
-    tf__buf_puts(&b, "->(");
-    tf__buf_args(&b, args);
-    tf__buf_put(&b, ")", 1);
+    do {
+        start(&b, self, id);
+        tf__buf_puts(&b, "->(");
+        tf__buf_args(&b, args);
+        tf__buf_put(&b, ")", 1);
+    } while (regrow(&b, line_));
     emit(self, &b);
+    line_done(&b, line_);
     TF_GUARD_END();
 }
 
@@ -138,17 +162,20 @@ static void d_info(tf_monitor *self, const tf_args *args, int caller, int id, tf
 {
     TF_GUARD_BEGIN(1);
     LINE(b);
-    start(&b, self, caller);
-    tf__buf_puts(&b, "::(");
     const char *name = tf_method_name(self->tu, id);
-    if (name)
-        tf__buf_puts(&b, name);
-    else
-        tf__buf_int(&b, id);
-    tf__buf_puts(&b, ")(");
-    tf__buf_args(&b, args);
-    tf__buf_put(&b, ")", 1);
+    do {
+        start(&b, self, caller);
+        tf__buf_puts(&b, "::(");
+        if (name)
+            tf__buf_puts(&b, name);
+        else
+            tf__buf_int(&b, id);
+        tf__buf_puts(&b, ")(");
+        tf__buf_args(&b, args);
+        tf__buf_put(&b, ")", 1);
+    } while (regrow(&b, line_));
     emit(self, &b);
+    line_done(&b, line_);
     TF_GUARD_END();
 }
 
@@ -156,14 +183,17 @@ static void d_exit(tf_monitor *self, int id, const tf_value *result)
 {
     TF_GUARD_BEGIN(0);
     LINE(b);
-    start(&b, self, id);
-    tf__buf_puts(&b, "<-");
-    if (result) {
-        tf__buf_put(&b, "(", 1);
-        tf__buf_value(&b, result);
-        tf__buf_put(&b, ")", 1);
-    }
+    do {
+        start(&b, self, id);
+        tf__buf_puts(&b, "<-");
+        if (result) {
+            tf__buf_put(&b, "(", 1);
+            tf__buf_value(&b, result);
+            tf__buf_put(&b, ")", 1);
+        }
+    } while (regrow(&b, line_));
     emit(self, &b);
+    line_done(&b, line_);
     TF_GUARD_END();
 }
 
@@ -171,11 +201,15 @@ static void d_exception(tf_monitor *self, int id, const tf_exception *exc)
 {
     TF_GUARD_BEGIN(0);
     LINE(b);
-    char type[256];
-    start(&b, self, id);
-    tf__buf_puts(&b, ":throw:");
-    tf__buf_puts(&b, tf_exception_type(exc, type, sizeof type));
+    char type[1024]; /* a longer name is shown cut, with "..." */
+    const char *shown = tf_exception_type(exc, type, sizeof type);
+    do {
+        start(&b, self, id);
+        tf__buf_puts(&b, ":throw:");
+        tf__buf_puts(&b, shown);
+    } while (regrow(&b, line_));
     emit(self, &b);
+    line_done(&b, line_);
     TF_GUARD_END();
 }
 

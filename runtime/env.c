@@ -58,7 +58,7 @@ static FILE *open_output(void)
     const char *path = tf__config_get("TF_OUTPUT");
     if (!path || strcmp(path, "-") == 0)
         return output = stderr;
-    output = tf__create_file("TF_OUTPUT", path);
+    output = tf__create_file("TF_OUTPUT", path, TF_FILE_DPRINT, tf__env_file_flags() | TF_FILES_SHARED, NULL);
     if (!output) {
         fprintf(stderr, "tf: TF_OUTPUT: dprint writes to stderr instead\n");
         return output = stderr;
@@ -83,6 +83,11 @@ FILE *tf__env_output(void)
     FILE *out = output ? output : open_output();
     pthread_mutex_unlock(&lock);
     return out;
+}
+
+unsigned tf__env_file_flags(void)
+{
+    return TF_FILES_APPEND | (strcmp(tf__config_get("TF_OVERWRITE"), "1") == 0 ? TF_FILES_OVERWRITE : 0);
 }
 
 static char *trim(char *s)
@@ -132,11 +137,13 @@ static int bad(int index, const char *item, const char *why, const char *what, c
 
 static int unknown_factory(int index, const char *item, const char *name, const char *more)
 {
-    char why[1024];
-    int n = snprintf(why, sizeof why, "unknown factory (known: ");
-    tf__factories_known(why + n, sizeof why - (size_t)n - 1);
-    strcat(why, ")");
-    return bad(index, item, why, name, more);
+    char *known = tf__factories_known(), *why = NULL;
+    if (!known || asprintf(&why, "unknown factory (known: %s)", known) < 0)
+        why = NULL;
+    int rc = bad(index, item, why ? why : "unknown factory", name, more);
+    free(why);
+    free(known);
+    return rc;
 }
 
 /* The slot of group in asked_index: where it is, or the empty one to put it. */
@@ -431,6 +438,7 @@ static void check_select_at_exit(void)
 
 void tf__env_init(void)
 {
+    tf__files_overwrite_hint = "set TF_OVERWRITE=1";
     if (strcmp(tf__config_get("TF_HELP"), "1") == 0) {
         tf__config_help(stderr);
         tf__factories_help(stderr);

@@ -118,15 +118,20 @@ void tf__factories_on_add(void (*fn)(void))
     pthread_mutex_unlock(&lock);
 }
 
-/* Writes "a, b, c" (every registered name, sorted) to buf. */
-void tf__factories_known(char *buf, size_t len)
+/* "a, b, c": every registered name, sorted, whole (malloc'd; NULL if out of
+ * memory). */
+char *tf__factories_known(void)
 {
-    size_t at = 0;
-    buf[0] = 0;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    if (!out)
+        return NULL;
     pthread_mutex_lock(&lock);
-    for (struct entry *e = entries; e && at < len; e = e->next)
-        at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? ", " : "", e->name);
+    for (struct entry *e = entries; e; e = e->next)
+        fprintf(out, "%s%s", e == entries ? "" : ", ", e->name);
     pthread_mutex_unlock(&lock);
+    return fclose(out) == 0 ? text : (free(text), NULL);
 }
 
 void tf__factories_help(FILE *out)

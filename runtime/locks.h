@@ -25,9 +25,11 @@
  * what fork does with it (prepare takes it; the parent releases it; the child
  * releases it, or makes it anew, and drops what the threads it lacks did).
  *
- * control     control/trigger.c. Adding triggers (hooks read the list without
- *             it). Held: none. Child: released; a server thread of its own
- *             starts once every lock is free (this row is released last).
+ * control     control/server.c, control/trigger.c. The server's table of
+ *             connections, then adding triggers (hooks read the list without it).
+ *             Held: none. Child: released, the parent's connections closed; a
+ *             server thread of its own starts once every lock is free (this
+ *             row is released last).
  * watchdog    watchdog/scan.c, watchdog/locks.c. Starting and stopping the
  *             watchdog (set_lock; the registry's part runs without it), its
  *             thread's wake-ups (wake_lock), the lock wrappers put in the GOT
@@ -44,8 +46,6 @@
  *             are dropped and the condition made anew.
  * permission  ../registry/permission.c. Trusted modules, seals, denials.
  *             Held: none. Child: released.
- * files       files.c. The files TF has open, for the one-variable-per-file
- *             check. Held: env. Child: released.
  * dprint      dprint.c. The list of streams; each stream's lock, its lines.
  *             Held: env (the list), none (a stream). Child: released, libtf's
  *             buffered lines flushed first so neither process writes them twice.
@@ -56,6 +56,9 @@
  * record      record/classes.c. The recorder's TUs, event classes and
  *             metadata pieces. Held: none. Child: rings of its own, in a
  *             directory of its own.
+ * files       files.c. The files TF has open, for the one-variable-per-file
+ *             check. Held: env, or any row above (a leaf). Child: drops the
+ *             files its parent's threads had open for a report.
  * interpose   interpose.c. The longjmp callbacks. Held: none. Child: released.
  *
  * Exceptions, said where they are: a stream given to tf_dprint(FILE *) is
@@ -69,16 +72,16 @@
 
 /* X(row, file, fork function), top to bottom. */
 #define TF_LOCKS(X)                                                            \
-    X(control, "control/trigger.c", tf__control_fork)                         \
+    X(control, "control/trigger.c control/server.c", tf__control_fork)       \
     X(watchdog, "watchdog/scan.c watchdog/locks.c", tf__watchdog_fork)        \
     X(env, "env.c", tf__env_fork)                                              \
     X(factories, "factories.c", tf__factories_fork)                           \
     X(registry, "../registry/registry.c", tf__registry_fork)                  \
     X(permission, "../registry/permission.c", tf__permission_fork)            \
-    X(files, "files.c", tf__files_fork)                                        \
     X(dprint, "dprint.c", tf__dprint_fork)                                     \
     X(timing, "timing/timing_stack.c timing/timing_internal.h", tf__timing_fork) \
     X(record, "record/classes.c", tf__record_fork)                            \
+    X(files, "files.c", tf__files_fork)                                        \
     X(interpose, "interpose.c", tf__interpose_fork)
 
 typedef struct tf__lock_row {

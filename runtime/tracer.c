@@ -287,7 +287,7 @@ static void on_crash(int sig, siginfo_t *info, void *uctx)
     tf__buf_puts(&b, "tf: fatal signal ");
     tf__buf_int(&b, sig);
     tf__buf_puts(&b, " in thread ");
-    tf__buf_puts(&b, thread);
+    tf__buf_escaped(&b, thread);
     tf__buf_puts(&b, "; operation context (outermost first):\n");
     if (tls && tls->depth)
         render(&b, tls);

@@ -20,13 +20,14 @@ int tf__action_report(const char *path, FILE *out, char *err, size_t errlen)
         tf_timing_report(m, path ? stderr : out, TF_TIMING_TEXT);
         return 0;
     }
-    FILE *f = tf__create_file("tf-ctl report", path);
-    if (!f) { /* refused as every file TF writes can be; the program's stderr says why */
-        snprintf(err, errlen, "cannot create %s (refused or failed: the program's stderr says why)", path);
+    char why[TF_FILES_WHY];
+    FILE *f = tf__create_file("tf-ctl report", path, TF_FILE_REPORT, tf__env_file_flags(), why);
+    if (!f) { /* refused as every file TF writes can be */
+        snprintf(err, errlen, "cannot write '%s': %s", path, why);
         return -1;
     }
     tf_timing_report(m, f, tf_timing_format_for_path(path));
-    if (fclose(f) != 0) {
+    if (tf__close_file(f) != 0) {
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
         return -1;
     }

@@ -9,11 +9,11 @@
 
 #include "control.h"
 
-#define MAX_GROUPS 512
-
+/* Every group name once (a listing of all groups: no count is a limit). */
 struct names {
-    const char *v[MAX_GROUPS];
-    int n;
+    const char **v;
+    int n, cap;
+    int failed; /* out of memory: the listing says so */
 };
 
 static void add_name(struct names *s, const char *name)
@@ -21,8 +21,17 @@ static void add_name(struct names *s, const char *name)
     for (int i = 0; i < s->n; i++)
         if (strcmp(s->v[i], name) == 0)
             return;
-    if (s->n < MAX_GROUPS)
-        s->v[s->n++] = name;
+    if (s->n == s->cap) {
+        int cap = s->cap ? 2 * s->cap : 64;
+        const char **v = realloc(s->v, (size_t)cap * sizeof *v);
+        if (!v) {
+            s->failed = 1;
+            return;
+        }
+        s->v = v;
+        s->cap = cap;
+    }
+    s->v[s->n++] = name;
 }
 
 static int collect_groups(const tf_tu *tu, void *arg)
@@ -39,20 +48,35 @@ static int by_name(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+static void subgroups(FILE *out, const char *group)
+{
+    const char *some[64], **subs = some;
+    int n = tf_group_subgroups(group, some, 64);
+    if (n > 64 && (subs = malloc((size_t)n * sizeof *subs)))
+        n = tf_group_subgroups(group, subs, n); /* edges are only added: n is still enough */
+    for (int k = 0; k < n && (subs != some || k < 64) && subs; k++)
+        fprintf(out, "%s%s", k ? " " : "\tsubgroups: ", subs[k]);
+    if (!subs)
+        fputs("\tsubgroups: (out of memory)", out);
+    if (subs != some)
+        free(subs);
+}
+
 static void groups(FILE *out)
 {
-    struct names s = {.n = 0};
+    struct names s = {0};
     tf_tu_foreach(collect_groups, &s);
-    qsort(s.v, (size_t)s.n, sizeof s.v[0], by_name);
+    if (s.n)
+        qsort(s.v, (size_t)s.n, sizeof s.v[0], by_name);
     for (int i = 0; i < s.n; i++) {
         tf_factory *f = tf_registered_factory(s.v[i]);
-        const char *subs[64];
-        int nsubs = tf_group_subgroups(s.v[i], subs, 64);
         fprintf(out, "%s\t%s", s.v[i], f ? (f->name ? f->name : "?") : "-");
-        for (int k = 0; k < nsubs && k < 64; k++)
-            fprintf(out, "%s%s", k ? " " : "\tsubgroups: ", subs[k]);
+        subgroups(out, s.v[i]);
         fputc('\n', out);
     }
+    if (s.failed)
+        fputs("(out of memory: not every group is listed)\n", out);
+    free(s.v);
 }
 
 static int glob_matches(const char *glob, const tf_tu *tu, const char *name)
@@ -176,6 +200,19 @@ static int select_items(tf_cursor *c, FILE *body, int exclude)
     return 0;
 }
 
+/* untrigger N: N as triggers lists it, digits only. */
+static int untrigger(tf_cursor *c, const char *word)
+{
+    char shown[64];
+    tf__escape(shown, sizeof shown, word ? word : "");
+    if (!word || !*word || strspn(word, "0123456789") != strlen(word) || strlen(word) > 9)
+        return tf__cur_fail(c, "untrigger needs a trigger's number as 'triggers' lists it, not '%s'", shown);
+    int rc = tf__trigger_remove(atoi(word));
+    if (rc == TF_ENOENT)
+        return tf__cur_fail(c, "no trigger %s (see 'triggers')", shown);
+    return rc == TF_OK ? 0 : tf__cur_fail(c, "out of memory");
+}
+
 static const char usage[] =
     "commands: status | groups | functions [GLOB] | register GROUP=FACTORY[+FACTORY...] "
     "[if CONDITION] | clear GROUP | select [+|-]GLOB[,...] | deselect GLOB[,...] | "
@@ -192,16 +229,17 @@ static int with_rest(const char *cmd, tf_cursor *c, FILE *body, const char *who)
     if (strcmp(cmd, "select") == 0 || strcmp(cmd, "deselect") == 0)
         return select_items(c, body, cmd[0] == 'd');
     if (strcmp(cmd, "trigger") == 0) {
-        int k = tf__trigger_add(c, who);
+        int k = tf__trigger_add(c, who, 1);
         if (k > 0)
             fprintf(body, "trigger %d\n", k);
         return k > 0 ? 0 : -1;
     }
-    size_t n = tf__cur_token(c, word, sizeof word, "");
+    size_t arg = c->i, n = tf__cur_token(c, word, sizeof word, "");
     tf__cur_ws(c);
     if (c->s[c->i] || n >= sizeof word)
         return tf__cur_fail(c, "unexpected text after the argument");
-    char err[256] = "";
+    c->i = arg; /* a problem with it is shown where it starts */
+    char err[TF_FILES_WHY + 320] = "";
     int rc = -2;
     if (strcmp(cmd, "functions") == 0) {
         struct fn_query q = {n ? word : NULL, body};
@@ -216,11 +254,13 @@ static int with_rest(const char *cmd, tf_cursor *c, FILE *body, const char *who)
     } else if (strcmp(cmd, "clear") == 0) {
         rc = n ? tf_clear(word) : tf__cur_fail(c, "clear needs a group");
     } else if (strcmp(cmd, "untrigger") == 0) {
-        rc = tf__trigger_remove(atoi(word)) == TF_OK ? 0 : tf__cur_fail(c, "no trigger '%s'", word);
+        rc = untrigger(c, n ? word : NULL);
     } else if (strcmp(cmd, "report") == 0) {
-        rc = tf__action_report(n ? word : NULL, body, err, sizeof err);
+        rc = n && strcmp(word, "-") != 0 && tf__control_path_allowed(c, word) != 0
+                 ? -1 : tf__action_report(n ? word : NULL, body, err, sizeof err);
     } else if (strcmp(cmd, "snapshot") == 0) {
-        rc = tf__action_snapshot(n ? word : NULL, err, sizeof err);
+        rc = n && tf__control_path_allowed(c, word) != 0 ? -1
+                                                        : tf__action_snapshot(n ? word : NULL, err, sizeof err);
     } else if (strcmp(cmd, "watchdog") == 0) {
         rc = n ? tf__watchdog_control(word, who, body, err, sizeof err)
                : tf__cur_fail(c, "watchdog needs DURATION[,ACTION...] or off");

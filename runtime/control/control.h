@@ -16,7 +16,7 @@
 typedef struct tf_cursor {
     const char *s;      /* the item, NUL-terminated */
     size_t i;           /* where the parser is */
-    char err[320];      /* empty until a problem */
+    char err[1024];     /* empty until a problem */
     size_t errcol;
 } tf_cursor;
 
@@ -102,14 +102,21 @@ int tf__action_report(const char *path, FILE *out, char *err, size_t errlen);
 int tf__action_snapshot(const char *dir, char *err, size_t errlen);
 
 /* ---- triggers (trigger.c) --------------------------------------------------- */
-/* Parses and adds one trigger; who as above. */
-int tf__trigger_add(tf_cursor *c, const char *who);
+/* Parses and adds one trigger; who as above. A trigger from the socket may
+ * write only where tf__control_path_allowed says. Returns its number (> 0),
+ * or -1 with c->err. */
+int tf__trigger_add(tf_cursor *c, const char *who, int from_socket);
 int tf__trigger_remove(int number);
 void tf__trigger_list(FILE *out);
 void tf__trigger_fork(int phase);
 int tf__trigger_count(void);
 /* TF_TRIGGERS, items separated by ','. */
 int tf__trigger_env(const char *value, FILE *err);
+
+/* ---- where a request may write (paths.c) ----------------------------------- */
+/* 0 if a request on the socket may have path written, else -1 with why in c
+ * (docs/design.md .ctl.paths). */
+int tf__control_path_allowed(tf_cursor *c, const char *path);
 
 /* ---- the server (server.c, commands.c) ------------------------------------- */
 /* This process's socket, or NULL when it serves none. */

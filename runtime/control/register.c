@@ -5,6 +5,7 @@
  * like the program's own start-up) but obey TF_SEAL_REGISTRATIONS.
  */
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "control.h"
@@ -55,7 +56,7 @@ static int group_name(tf_cursor *c, char *out, size_t max)
 /* The factory TF_MONITORS knows as name (at column at), made on first use. */
 static tf_factory *factory_named(tf_cursor *c, const char *name, size_t at)
 {
-    char why[256], known[256];
+    char why[256];
     int unknown;
     tf_factory *f = tf__env_factory(name, &unknown, why, sizeof why);
     if (f)
@@ -66,8 +67,9 @@ static tf_factory *factory_named(tf_cursor *c, const char *name, size_t at)
     } else if (why[0]) {
         tf__cur_fail(c, "unknown factory (%s)", why);
     } else {
-        tf__factories_known(known, sizeof known);
-        tf__cur_fail(c, "unknown factory (known: %s)", known);
+        char *known = tf__factories_known();
+        tf__cur_fail(c, "unknown factory (known: %s)", known ? known : "?");
+        free(known);
     }
     return NULL;
 }

@@ -31,8 +31,10 @@ int tf__cur_fail(tf_cursor *c, const char *fmt, ...)
         return -1; /* the first problem is the one to fix */
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(c->err, sizeof c->err, fmt, ap);
+    int n = vsnprintf(c->err, sizeof c->err, fmt, ap);
     va_end(ap);
+    if (n >= (int)sizeof c->err) /* a message too long for err: cut, and says so */
+        memcpy(c->err + sizeof c->err - 4, "...", 3);
     c->errcol = c->i + 1;
     return -1;
 }

@@ -6,7 +6,10 @@
  * one lock and published with release stores, so a fatal-signal handler can
  * write the metadata with write(2) alone (.req.pm). Pieces live in a private
  * pages.c arena, never in malloc's heap: a class may be made from a signal
- * handler that interrupted malloc.
+ * handler that interrupted malloc. Text is built in a scratch buffer that
+ * grows (pages.c) to the longest piece: no TU is too large, however many
+ * functions it has and however long their names (issue 24 item 9: a fixed
+ * 256 KiB left whole googletest files out of the recording).
  */
 #define _GNU_SOURCE
 #include <string.h>
@@ -36,7 +39,6 @@ typedef struct cls {
 } cls;
 
 #define NBUCKETS 1024
-#define SCRATCH (256 * 1024)
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static TF_TLS int locked_here; /* a signal handler must not wait for its own thread */
@@ -44,12 +46,30 @@ static tu_rec *tus, **tus_tail = &tus;
 static piece *events, **events_tail = &events;
 static cls *buckets[NBUCKETS];
 static uint32_t next_id = RC_FIRST_VALUES, next_func;
-static char scratch[SCRATCH];
+static char *scratch; /* under lock; pages.c, grown by scratch_grew */
+static size_t scratch_cap;
 static tf_arena arena; /* pages.c: never freed, the metadata lives as long as libtf */
 
 static void *alloc(size_t n)
 {
     return tf__arena_alloc(&arena, n);
+}
+
+/* Under lock: text that needed b->len bytes did not fit: scratch grows to
+ * hold it. 1 if the text is to be built again, 0 if it fit (or cannot). */
+static int scratch_grew(const tf_buf *b)
+{
+    if (b->len < b->cap)
+        return 0;
+    size_t cap = scratch_cap ? scratch_cap : 64 * 1024;
+    while (cap <= b->len)
+        cap *= 2;
+    char *p = tf__pages_grow(scratch, scratch_cap, cap);
+    if (!p)
+        return 0;
+    scratch = p;
+    scratch_cap = cap;
+    return 1;
 }
 
 static piece *piece_of(const tf_buf *b)
@@ -94,6 +114,20 @@ static int same_tu(const tu_rec *t, const tf_tu *tu)
     return 1;
 }
 
+/* "\t\"tu.name\" = id,\n" for each of t's names. */
+static void put_labels(tf_buf *b, const tf_tu *tu, const tu_rec *t)
+{
+    for (uint32_t i = 0; i < t->n; i++) {
+        tf__buf_put(b, "\t\"", 2);
+        put_label(b, tu->name ? tu->name : "?");
+        tf__buf_put(b, ".", 1);
+        put_label(b, t->names[i]);
+        tf__buf_puts(b, "\" = ");
+        tf__buf_uint(b, t->base + i);
+        tf__buf_put(b, ",\n", 2);
+    }
+}
+
 static tu_rec *tu_new(const tf_tu *tu)
 {
     tu_rec *t = alloc(sizeof *t + tu->nnames * sizeof(char *));
@@ -107,18 +141,14 @@ static tu_rec *tu_new(const tf_tu *tu)
         next_func = 65536;
     t->base = next_func;
     next_func += t->n;
-    tf_buf b = {scratch, sizeof scratch, 0};
-    for (uint32_t i = 0; i < t->n; i++) {
+    for (uint32_t i = 0; i < t->n; i++)
         if (!(t->names[i] = copy(tu->names[i].name)))
             return NULL;
-        tf__buf_put(&b, "\t\"", 2);
-        put_label(&b, tu->name ? tu->name : "?");
-        tf__buf_put(&b, ".", 1);
-        put_label(&b, t->names[i]);
-        tf__buf_puts(&b, "\" = ");
-        tf__buf_uint(&b, t->base + i);
-        tf__buf_put(&b, ",\n", 2);
-    }
+    tf_buf b;
+    do {
+        b = (tf_buf){scratch, scratch_cap, 0};
+        put_labels(&b, tu, t);
+    } while (scratch_grew(&b));
     t->labels = piece_of(&b);
     return t->labels ? t : NULL;
 }
@@ -357,8 +387,11 @@ static uint32_t find_or_make(int kind, size_t len)
     c->id = next_id++;
     c->keylen = len;
     memcpy(c->key, scratch, len);
-    tf_buf b = {scratch, sizeof scratch, 0};
-    put_event(&b, kind, c->id, c->key + 1, len - 1);
+    tf_buf b;
+    do {
+        b = (tf_buf){scratch, scratch_cap, 0};
+        put_event(&b, kind, c->id, c->key + 1, len - 1);
+    } while (scratch_grew(&b));
     piece *p = piece_of(&b);
     if (!p)
         return 0;
@@ -375,10 +408,13 @@ uint32_t rc_class(int kind, int wide, const tf_value *vals, uint32_t n, uint64_t
         return 0;
     locked_here = 1;
     pthread_mutex_lock(&lock);
-    tf_buf b = {scratch, sizeof scratch, 0};
+    tf_buf b;
     char k = (char)('0' + kind);
-    tf__buf_put(&b, &k, 1);
-    put_fields(&b, kind, wide, vals, n, ptrs);
+    do {
+        b = (tf_buf){scratch, scratch_cap, 0};
+        tf__buf_put(&b, &k, 1);
+        put_fields(&b, kind, wide, vals, n, ptrs);
+    } while (scratch_grew(&b));
     uint32_t id = b.len < b.cap ? find_or_make(kind, b.len) : 0;
     pthread_mutex_unlock(&lock);
     locked_here = 0;
@@ -396,11 +432,14 @@ uint32_t rc_counters_class(void)
         return 0;
     locked_here = 1;
     pthread_mutex_lock(&lock);
-    tf_buf b = {scratch, sizeof scratch, 0};
+    tf_buf b;
     char k = (char)('0' + RC_COUNTERS);
-    tf__buf_put(&b, &k, 1);
-    tf__buf_puts(&b, counter_fields);
-    uint32_t id = find_or_make(RC_COUNTERS, b.len);
+    do {
+        b = (tf_buf){scratch, scratch_cap, 0};
+        tf__buf_put(&b, &k, 1);
+        tf__buf_puts(&b, counter_fields);
+    } while (scratch_grew(&b));
+    uint32_t id = b.len < b.cap ? find_or_make(RC_COUNTERS, b.len) : 0;
     pthread_mutex_unlock(&lock);
     locked_here = 0;
     return id;

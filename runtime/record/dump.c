@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../config.h"
 #include "record.h"
 
 static struct sigaction previous[TF_NFATAL];
@@ -41,9 +42,9 @@ static void say4(const char *a, const char *b, const char *c, const char *d)
     tf_buf buf = {line, sizeof line - 1, 0};
     tf__buf_puts(&buf, "tf: record: ");
     tf__buf_puts(&buf, a);
-    tf__buf_puts(&buf, b);
+    tf__buf_escaped(&buf, b);
     tf__buf_puts(&buf, c);
-    tf__buf_puts(&buf, d);
+    tf__buf_escaped(&buf, d);
     tf__buf_end(&buf);
     line[buf.len < sizeof line - 1 ? buf.len : sizeof line - 2] = '\n';
     rd_write_all(2, line, (buf.len < sizeof line - 1 ? buf.len : sizeof line - 2) + 1);
@@ -70,27 +71,20 @@ const char *rd_dir(void)
     return dir;
 }
 
+/* Files and the directory come from runtime/files.c, the one creator: a
+ * trace directory is ours, 0700, reached through no symbolic link, and
+ * empty or an earlier recording; a file in it is new or one TF wrote. */
+static TF_TLS char why_tls[TF_FILES_WHY];
+
+static unsigned file_flags(void)
+{
+    return tf__env_file_flags() & TF_FILES_OVERWRITE;
+}
+
 int rd_open_dir(const char *path, const char **why)
 {
-    if (mkdir(path, 0700) != 0 && errno != EEXIST) {
-        *why = "cannot be created";
-        return -1;
-    }
-    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0) {
-        *why = errno == ELOOP || errno == ENOTDIR ? "is not a directory (or is a symbolic link)"
-                                                  : "cannot be opened";
-    } else if (st.st_uid != geteuid()) {
-        *why = "is not owned by this user";
-    } else if (st.st_mode & 077) {
-        *why = "is open to group or others (TF wants 0700)";
-    } else {
-        return fd;
-    }
-    if (fd >= 0)
-        close(fd);
-    return -1;
+    *why = why_tls;
+    return tf__file_dir(path, file_flags(), why_tls);
 }
 
 static void stream_name(char name[32], uint32_t number)
@@ -106,7 +100,7 @@ int rd_open_stream(int dirfd, const rt_ring *r)
 {
     char name[32];
     stream_name(name, r->number);
-    return openat(dirfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+    return tf__file_at(dirfd, name, TF_FILE_CTF_STREAM, file_flags() | TF_FILES_APPEND, why_tls);
 }
 
 /* A directory used before may hold thread files of an earlier trace, which
@@ -114,22 +108,11 @@ int rd_open_stream(int dirfd, const rt_ring *r)
  * done when the recorder starts and before a snapshot. */
 void rd_clean(const char *path)
 {
-    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 077)) {
-        if (fd >= 0)
-            close(fd);
+    int fd = tf__file_dir(path, file_flags() | TF_FILES_EXISTING, why_tls);
+    if (fd < 0)
         return; /* refused later, when it is written, with the reason */
-    }
-    DIR *d = fdopendir(fd);
-    if (!d) {
-        close(fd);
-        return;
-    }
-    for (struct dirent *e; (e = readdir(d));)
-        if (strncmp(e->d_name, "thread-", 7) == 0)
-            unlinkat(dirfd(d), e->d_name, 0);
-    closedir(d);
+    tf__file_clean(fd, "thread-", TF_FILE_CTF_STREAM);
+    close(fd);
 }
 
 static int write_ring(int dirfd, rt_ring *r, int final)
@@ -177,7 +160,7 @@ void rd_unlock(void)
 
 static int rd_metadata(int dirfd)
 {
-    int fd = openat(dirfd, "metadata", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+    int fd = tf__file_at(dirfd, "metadata", TF_FILE_CTF_METADATA, file_flags(), why_tls);
     if (fd < 0)
         return -1;
     int rc = rc_write_metadata(fd);
@@ -190,18 +173,19 @@ int rd_dump(const char *where, int final)
     const char *path = where ? where : dir, *why = NULL;
     if (rd_lock(1) != 0)
         return -1;
+    why_tls[0] = 0;
     int dirfd = rd_open_dir(path, &why), rc = -1;
     if (dirfd >= 0) {
         rc = rd_metadata(dirfd);
         for (rt_ring *r = rt_rings(); r && rc == 0; r = r->next)
             rc = write_ring(dirfd, r, final);
         if (rc)
-            why = "could not be written in full";
+            why = why_tls[0] ? why_tls : "it could not be written in full";
         close(dirfd);
     }
     rd_unlock();
     if (rc)
-        say4("the trace directory '", path, "' ", why ? why : "");
+        say4("cannot write the trace directory '", path, "': ", why ? why : "");
     return rc;
 }
 
@@ -234,7 +218,9 @@ static void at_exit(void)
         if (!rt_cfg.stream && r->seq != UINT64_MAX && r->seq >= r->npackets)
             overwritten += r->seq + 1 - r->npackets;
     }
-    fprintf(stderr, "tf: record: trace in %s (%u thread%s, %s mode", dir, threads,
+    fputs("tf: record: trace in ", stderr);
+    tf__config_escaped(stderr, dir);
+    fprintf(stderr, " (%u thread%s, %s mode", threads,
             threads == 1 ? "" : "s", rt_cfg.stream ? "stream" : "ring");
     if (overwritten)
         fprintf(stderr, "; older events overwritten: the ring keeps the last %llu bytes a thread"
@@ -243,8 +229,9 @@ static void at_exit(void)
     uint64_t waits, ns;
     rs_waited(&waits, &ns);
     if (waits)
-        fprintf(stderr, "; threads waited for the writer %llu time%s, %.3f s in all",
-                (unsigned long long)waits, waits == 1 ? "" : "s", (double)ns / 1e9);
+        fprintf(stderr, "; threads waited for the writer %llu time%s, %llu.%03llu s in all",
+                (unsigned long long)waits, waits == 1 ? "" : "s", (unsigned long long)(ns / 1000000000),
+                (unsigned long long)(ns / 1000000 % 1000)); /* no FP at exit (.fid.fenv) */
     if (lost)
         fprintf(stderr, "; %llu events discarded", (unsigned long long)lost);
     fprintf(stderr, ")\n");

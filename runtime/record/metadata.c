@@ -48,21 +48,26 @@ size_t rm_preamble(char *out, size_t cap)
     tf__buf_puts(&b, rt_cfg.stream ? "\";\n\ttf_mode = \"stream\";\n" : "\";\n\ttf_mode = \"ring\";\n");
     tf__buf_puts(&b, rt_cfg.values ? "\ttf_values = 1;\n" : "\ttf_values = 0;\n");
     tf__buf_puts(&b, tf__clock_tsc ? "\ttf_clock = \"tsc\";\n};\n\n" : "\ttf_clock = \"monotonic\";\n};\n\n");
+    fenv_t fp;
+    tf__fp_enter(&fp); /* maybe in a signal handler: the program's environment is kept */
     double hz = tf__clock_hz(0);
     int64_t off = tf__clock_epoch_offset_ns(hz);
+    uint64_t freq = (uint64_t)(hz + 0.5);
     int64_t secs = off / 1000000000, rest = off % 1000000000;
     if (rest < 0) {
         rest += 1000000000;
         secs--;
     }
+    uint64_t offset = (uint64_t)((double)rest * hz / 1e9);
+    tf__fp_leave(&fp);
     tf__buf_puts(&b, "clock {\n\tname = \"tf\";\n\tdescription = \"");
     tf__buf_puts(&b, tf__clock_tsc ? "TSC, calibrated against CLOCK_MONOTONIC" : "CLOCK_MONOTONIC");
     tf__buf_puts(&b, "\";\n\tfreq = ");
-    tf__buf_uint(&b, (uint64_t)(hz + 0.5));
+    tf__buf_uint(&b, freq);
     tf__buf_puts(&b, ";\n\tprecision = 1;\n\toffset_s = ");
     tf__buf_int(&b, secs);
     tf__buf_puts(&b, ";\n\toffset = ");
-    tf__buf_uint(&b, (uint64_t)((double)rest * hz / 1e9));
+    tf__buf_uint(&b, offset);
     tf__buf_puts(&b, ";\n\tabsolute = FALSE;\n};\n\n"
         "typealias integer { size = 27; align = 1; signed = false; map = clock.tf.value; } := uint27_clock_t;\n"
         "typealias integer { size = 64; align = 8; signed = false; map = clock.tf.value; } := uint64_clock_t;\n"

@@ -56,7 +56,8 @@ static void *run(void *arg)
         if (!rt_rings())
             continue;
         if (dirfd < 0 && (dirfd = rd_open_dir(rd_dir(), &why)) < 0) {
-            fprintf(stderr, "tf: record: the trace directory '%s' %s; stream mode stops\n", rd_dir(), why);
+            tf__file_say("tf: record", rd_dir(), why);
+            fputs("tf: record: stream mode stops\n", stderr);
             __atomic_store_n(&stop, 1, __ATOMIC_RELEASE); /* nobody waits for it any more */
             break;
         }
@@ -64,7 +65,7 @@ static void *run(void *arg)
             continue;
         for (rt_ring *r = rt_rings(); r; r = r->next)
             if (flush_closed(r, dirfd) != 0)
-                fprintf(stderr, "tf: record: cannot write thread-%u in '%s'\n", r->number, rd_dir());
+                fprintf(stderr, "tf: record: cannot write thread-%u in the trace directory\n", r->number);
         rd_unlock();
     }
     if (dirfd >= 0)

@@ -610,8 +610,11 @@ TF_API int tf_timing_report(tf_timing_manager *tm, FILE *out, tf_timing_format f
     /* TUs registered since may have put groups of ours inside others */
     tt_group_add_below(m);
     tt_recompute_active(m);
+    fenv_t fp;
+    tf__fp_enter(&fp); /* at exit or from a trigger: a program's thread (.fid.fenv) */
     int rc = format == TF_TIMING_CHROME_TRACE ? tt_write_chrome_trace(m, out)
                                               : write_report(m, out, format);
+    tf__fp_leave(&fp);
     tf__unlock(&m->lock);
     fflush(out);
     return rc;

@@ -382,7 +382,25 @@ static void output_never_goes_into_a_file_of_others(void **state)
     }
     unlink("planted.txt");
 
+    /* Issue 24 item 2: a file of the user's own that TF did not write is
+     * kept too, unless TF_OVERWRITE=1 says to replace it. */
     write_file("mine.txt", "old content, readable by all\n", 0644);
+    refused("mine.txt", "it exists and is no dprint output TF wrote, which is all TF replaces "
+                        "(remove it first, or set TF_OVERWRITE=1)");
+    slurp("mine.txt", text, sizeof text);
+    assert_string_equal(text, "old content, readable by all\n");
+    assert_int_equal(stat("mine.txt", &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0644);
+    assert_int_equal(probe("io_read=dprint", "TF_OUTPUT=mine.txt", "TF_OVERWRITE=1"), 0);
+    assert_string_equal(err, "");
+    slurp("mine.txt", text, sizeof text);
+    assert_string_equal(text, "(env_probe): iostream.read_int->(x=2)\n(env_probe): iostream.read_int<-(4)\n");
+    assert_int_equal(stat("mine.txt", &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0600);
+
+    /* dprint output of an earlier run, made readable by all since: replaced,
+     * and private again. */
+    write_file("mine.txt", "(old): iostream.read_int->(x=1)\n", 0644);
     assert_int_equal(probe("io_read=dprint", "TF_OUTPUT=mine.txt", NULL), 0);
     assert_string_equal(err, "");
     slurp("mine.txt", text, sizeof text);

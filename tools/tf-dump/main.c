@@ -16,6 +16,9 @@
  * The filters (filter.h) apply to every output: --thread, --function,
  * --from/--to, --depth, --min-duration.
  *
+ * Outputs (-o, --flamegraph) are created as TF creates every file
+ * (runtime/files.c); --force replaces a file tf-dump did not write.
+ *
  * Exit status 0; 1 when the trace is damaged (after printing what precedes
  * the damage) or an output cannot be written; 2 for bad usage.
  */
@@ -23,11 +26,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "dump.h"
 #include "filter.h"
 #include "names.h"
 #include "query.h"
+#include "files.h"
 
 static const char usage[] =
     "usage: tf-dump [--format=text|chrome|report|replay|sqlite] [-o FILE] [--flamegraph=FILE.svg]\n"
@@ -38,11 +43,12 @@ static const char usage[] =
     "       tf-dump --suggest-rules [--min-calls=N] [-o FILE] TIMING_REPORT.json\n"
     "FILTERS: --thread=TID|NAME --function=GLOB --from=T --to=T --depth=N --min-duration=D\n"
     "QUESTION: 'callers F', 'within F G', 'repeats F G', 'slowest F [N]', 'where ARG=VALUE',\n"
-    "          'histogram F'\n";
+    "          'histogram F'\n"
+    "An existing FILE is replaced only if tf-dump wrote it, unless --force is given.\n";
 
 struct options {
     const char *format, *out, *flame, *trace;
-    int suggest;
+    int suggest, force;
     uint64_t min_calls;
     const char **traces;   /* every TRACE_DIR given (trace is the first) */
     int ntraces, abs_time, diff;
@@ -91,6 +97,8 @@ static int parse(int argc, char **argv, struct options *o)
             o->out = argv[++i];
         else if (strncmp(a, "--output=", 9) == 0 && a[9])
             o->out = a + 9;
+        else if (strcmp(a, "--force") == 0)
+            o->force = 1;
         else if (strcmp(a, "--suggest-rules") == 0)
             o->suggest = 1;
         else if (strncmp(a, "--min-calls=", 12) == 0 && !min_calls(a + 12, &o->min_calls))
@@ -126,13 +134,22 @@ static int parse(int argc, char **argv, struct options *o)
     return -1;
 }
 
-static FILE *open_out(const char *path)
+/* As TF writes every file (runtime/files.c): no symbolic link followed,
+ * a new file or one tf-dump wrote before (--force: any of the user's). */
+static FILE *open_out(const char *path, int force)
 {
     if (!path || strcmp(path, "-") == 0)
         return stdout;
-    FILE *f = fopen(path, "w");
+    char why[TF_FILES_WHY];
+    tf__files_overwrite_hint = "use --force";
+    int fd = tf__file_open(path, TF_FILE_DUMP, force ? TF_FILES_OVERWRITE : 0, why);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (fd >= 0 && !f) {
+        snprintf(why, sizeof why, "%s", strerror(errno));
+        close(fd);
+    }
     if (!f)
-        fprintf(stderr, "tf-dump: cannot write %s: %m\n", path);
+        tf__file_say("tf-dump", path, why);
     return f;
 }
 
@@ -144,7 +161,7 @@ static int suggest_rules(const struct options *o)
                                "cost, not the timing hooks'; run the program with "
                                "TF_MONITORS=...=timing TF_REPORT=r.json and give r.json\n",
                        o->trace), 1;
-    FILE *out = open_out(o->out);
+    FILE *out = open_out(o->out, o->force);
     if (!out)
         return 1;
     int rc = td_suggest_rules(o->trace, out, o->min_calls);
@@ -182,10 +199,10 @@ int main(int argc, char **argv)
     int n = 0;
     int64_t origin = 0;
     FILE *out = NULL, *flame = NULL;
-    if ((o.format || !o.flame) && (out = open_out(o.out)))
+    if ((o.format || !o.flame) && (out = open_out(o.out, o.force)))
         outs[n++] = main_output(&o, out, &origin);
     char *which = td_filter_threads_label(&o.filter);
-    if (o.flame && (flame = open_out(o.flame)))
+    if (o.flame && (flame = open_out(o.flame, o.force)))
         outs[n++] = which ? td_flame_for(flame, which) : NULL;
     free(which);
     if ((o.format || !o.flame) != !!out || (o.flame && !flame))
