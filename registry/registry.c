@@ -81,6 +81,7 @@ static struct group **buckets;
 static struct tu_entry *tus;
 static tf_factory *watcher;
 static int (*watcher_wants)(const tf_tu *tu, uint32_t group);
+static void (*observer)(const tf_tu *tu); /* tf__registry_observe */
 static tf__monitor_maker maker;
 static volatile int exiting;
 
@@ -519,6 +520,15 @@ void tf__registry_watch(tf_factory *f, int (*wants)(const tf_tu *tu, uint32_t gr
     pthread_mutex_unlock(&lock);
 }
 
+void tf__registry_observe(void (*fn)(const tf_tu *tu))
+{
+    pthread_mutex_lock(&lock);
+    observer = fn;
+    for (struct tu_entry *e = tus; e && fn; e = e->next)
+        fn(e->tu);
+    pthread_mutex_unlock(&lock);
+}
+
 /* ---- registration ------------------------------------------------------------ */
 
 /* No length limit: the plugins accept any identifier as a group name, and a
@@ -718,6 +728,8 @@ TF_API void tf_tu_register(tf_tu *tu)
             tus = e;
             select_tu(e);
             update_tu(e);
+            if (observer)
+                observer(tu);
         } else {
             free_entry(e);
         }
@@ -825,6 +837,17 @@ TF_API int tf_group_known(const char *group)
     int known = g && g->declared;
     pthread_mutex_unlock(&lock);
     return known;
+}
+
+int tf__group_each_declared(int (*fn)(const char *name, void *arg), void *arg)
+{
+    int rc = 0;
+    pthread_mutex_lock(&lock);
+    for (struct group *g = groups; g && !rc; g = g->next)
+        if (g->declared)
+            rc = fn(g->name, arg);
+    pthread_mutex_unlock(&lock);
+    return rc;
 }
 
 TF_API int tf_group_subgroups(const char *group, const char **out, int max)

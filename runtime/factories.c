@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "nearest.h"
 
 struct entry {
     char *name, *help;
@@ -97,6 +98,18 @@ void tf__factories_known(char *buf, size_t len)
     for (struct entry *e = entries; e && at < len; e = e->next)
         at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? ", " : "", e->name);
     pthread_mutex_unlock(&lock);
+}
+
+void tf__hint_factory(const char *want, char *hint, size_t len)
+{
+    tf_nearest near;
+    tf_nearest_begin(&near, want);
+    pthread_mutex_lock(&lock);
+    for (struct entry *e = entries; e; e = e->next)
+        tf_nearest_offer(&near, e->name);
+    pthread_mutex_unlock(&lock);
+    tf_nearest_say(&near, hint, len);
+    tf_nearest_end(&near);
 }
 
 void tf__factories_help(FILE *out)

@@ -27,6 +27,7 @@ static void fork_prepare(void)
     tf__env_fork(TF_FORK_PREPARE);
     tf__factories_fork(TF_FORK_PREPARE);
     tf__registry_fork(TF_FORK_PREPARE);
+    tf__hints_fork(TF_FORK_PREPARE); /* taken under the registry's lock */
     tf__permission_fork(TF_FORK_PREPARE);
     tf__dprint_fork(TF_FORK_PREPARE);
     tf__timing_fork(TF_FORK_PREPARE);
@@ -39,6 +40,7 @@ static void fork_done(int phase)
     tf__timing_fork(phase);
     tf__dprint_fork(phase);
     tf__permission_fork(phase);
+    tf__hints_fork(phase);
     tf__registry_fork(phase);
     tf__factories_fork(phase);
     tf__env_fork(phase);

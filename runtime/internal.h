@@ -203,7 +203,7 @@ void tf__probe_handler_changed(int sig);
 void tf__thread_name(char name[16]);
 
 /* ---- fork ------------------------------------------------------------------
- * The locks are taken in one order (env, factories, registry, permission,
+ * The locks are taken in one order (env, factories, registry, hints, permission,
  * dprint streams, timing, recorder) by runtime/init.c's one pthread_atfork handler:
  * handlers of separate modules would run in reverse registration order and
  * could invert the registry -> timing order that monitor creation uses.
@@ -249,6 +249,34 @@ void tf__control_init(void);
 /* The manager of the `timing` factory if TF_MONITORS or tf-ctl ever asked
  * for it, else NULL (tf-ctl report). */
 struct tf_timing_manager *tf__timing_env_existing(void);
+/* ---- names that may match nothing (hints.c; docs/design.md .silent.nearest)
+ * A pending function glob watches every TU that registers, from now on and
+ * those registered already: whether one has a monitored function it matches
+ * (or only info functions), and the nearest names ("did you mean 'x'?" in
+ * hint, or "": none near, or a glob with a wildcard). Made where the glob is
+ * given, asked when the answer is due (at exit, or at once for tf-ctl).
+ * Never from a hook. */
+typedef struct tf_pending tf_pending;
+tf_pending *tf__pending_function(const char *glob); /* NULL: out of memory */
+void tf__pending_free(tf_pending *p);
+int tf__pending_matched(tf_pending *p);
+int tf__pending_info_only(tf_pending *p);
+void tf__pending_hint(tf_pending *p, char *hint, size_t len);
+void tf__hints_fork(int phase);
+/* "did you mean 'x'?" among the groups loaded code declared or used (also
+ * at exit), and among the factories published now (factories.c). For many
+ * names at once, take the groups once: tf__names_hint keeps a budget of
+ * comparisons, past which it suggests nothing. */
+void tf__hint_group(const char *want, char *hint, size_t len);
+typedef struct tf_names {
+    char **v;
+    size_t n;
+    unsigned long spent; /* comparisons made by tf__names_hint */
+} tf_names;
+tf_names tf__declared_groups(void);
+void tf__names_hint(tf_names *names, const char *want, char *hint, size_t len);
+void tf__names_free(tf_names *names);
+void tf__hint_factory(const char *want, char *hint, size_t len);
 /* Fatal signals (fatal.c): SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT. A libtf
  * handler catches them all with tf__catch_fatal (nonzero if sigaction
  * failed) and, when done, hands the signal on with tf__fatal_pass_on. */

@@ -37,6 +37,9 @@ struct trigger {
     int once;
     uint64_t every_ns;
     char text[256];       /* as the user wrote it, for listing */
+    tf_pending *seen;     /* TF_TRIGGERS: its function glob, checked at exit */
+    tf_cond_seen args;    /* the argument names its condition met (.silent.args) */
+    int item;             /* TF_TRIGGERS: its place there */
     unsigned long fired, suppressed;
     uint64_t last_ns;
     int removed;
@@ -161,9 +164,13 @@ static void w_enter(tf_monitor *self, int id, const tf_args *args)
     if (!f)
         return;
     f->t0 = tf__now_ns();
-    for (int k = 0; k < MAX_TRIGGERS; k++)
-        if ((mask >> k & 1) && tf__cond_enter_ok(&triggers[k]->cond, f->depth, args))
+    for (int k = 0; k < MAX_TRIGGERS; k++) {
+        if (!(mask >> k & 1))
+            continue;
+        tf__cond_note(&triggers[k]->cond, &triggers[k]->args, args);
+        if (tf__cond_enter_ok(&triggers[k]->cond, f->depth, args))
             f->flags |= 1u << k;
+    }
     fire_all(mask, EV_ENTER, f, 0);
 }
 
@@ -235,7 +242,7 @@ static int parse_event(tf_cursor *c, struct trigger *t)
             t->event = e;
             return 0;
         }
-    return tf__cur_fail(c, "expected an event: enter, exit or throw");
+    return tf__cur_fail_word(c, events, 3, "expected an event: enter, exit or throw");
 }
 
 static int is_mode_word(tf_cursor *c)
@@ -253,10 +260,10 @@ static int parse_action(tf_cursor *c, struct trigger *t)
     while (a < 4 && !tf__cur_keyword(c, actions[a]))
         a++;
     if (a == 4)
-        return tf__cur_fail(c, "expected an action: register, clear, snapshot or report");
+        return tf__cur_fail_word(c, actions, 4, "expected an action: register, clear, snapshot or report");
     t->action = a;
     if (a == A_REGISTER) {
-        t->factory = tf__parse_registration(c, t->group, sizeof t->group);
+        t->factory = tf__parse_registration(c, t->group, sizeof t->group, "a trigger's register action");
         return t->factory ? 0 : -1;
     }
     tf__cur_ws(c);
@@ -275,8 +282,9 @@ static int parse_mode(tf_cursor *c, struct trigger *t)
     else if (tf__cur_keyword(c, "every") && tf__cur_duration(c, &t->every_ns) < 0)
         return -1;
     tf__cur_ws(c);
+    static const char *const modes[] = {"once", "every"};
     if (c->s[c->i])
-        return tf__cur_fail(c, "expected 'once', 'every DURATION' or the end");
+        return tf__cur_fail_word(c, modes, 2, "expected 'once', 'every DURATION' or the end");
     return 0;
 }
 
@@ -305,14 +313,50 @@ static int parse(tf_cursor *c, struct trigger *t)
     return parse_mode(c, t);
 }
 
+static void check_at_exit(void);
+static void check_later(void)
+{
+    atexit(check_at_exit);
+}
+
+/* A trigger from tf-ctl is for the code loaded now: one that could never
+ * fire is refused, saying why (docs/design.md .silent.nearest). */
+static int fires_never(tf_cursor *c, const struct trigger *t, size_t start)
+{
+    tf_pending *seen = tf__pending_function(t->func);
+    if (!seen)
+        return tf__cur_fail(c, "out of memory");
+    int rc = 0;
+    char shown[96];
+    tf__escape(shown, sizeof shown, t->func);
+    c->i = start;
+    if (tf__pending_info_only(seen)) {
+        rc = tf__cur_fail(c, "'%s' names only info functions, which have no enter, exit or throw "
+                             "of their own: trigger on the monitored function that calls them; "
+                             "nothing added", shown);
+    } else if (!tf__pending_matched(seen)) {
+        char hint[256];
+        tf__pending_hint(seen, hint, sizeof hint);
+        rc = tf__cur_fail(c, "no monitored function of the code loaded matches '%s'; nothing added%s%s",
+                          shown, *hint ? "; " : "", hint);
+    }
+    tf__pending_free(seen);
+    if (rc == 0 && (t->action == A_REGISTER || t->action == A_CLEAR)) {
+        const char *arrow = strstr(c->s, "->"), *g = arrow ? strstr(arrow, t->group) : NULL;
+        rc = tf__group_unknown(c, t->group, g ? (size_t)(g - c->s) : 0, "nothing added");
+    }
+    return rc;
+}
+
 int tf__trigger_add(tf_cursor *c, const char *who)
 {
     struct trigger *t = calloc(1, sizeof *t);
     if (!t)
         return tf__cur_fail(c, "out of memory");
     tf__cur_ws(c);
+    size_t start = c->i;
     tf__escape(t->text, sizeof t->text, c->s + c->i);
-    if (parse(c, t) < 0) {
+    if (parse(c, t) < 0 || (strcmp(who, "environment") != 0 && fires_never(c, t, start) < 0)) {
         free(t);
         return -1;
     }
@@ -328,6 +372,8 @@ int tf__trigger_add(tf_cursor *c, const char *who)
         return tf__cur_fail(c, "already %d triggers (removed ones count)", MAX_TRIGGERS);
     }
     rewatch();
+    static pthread_once_t checked = PTHREAD_ONCE_INIT;
+    pthread_once(&checked, check_later);
     return k + 1;
 }
 
@@ -351,6 +397,44 @@ void tf__trigger_list(FILE *out)
     }
 }
 
+/* At exit: each TF_TRIGGERS item whose function glob matched no monitored
+ * function of the code that was loaded (it could not fire), and why. */
+static void check_at_exit(void)
+{
+    for (int k = 0; k < count(); k++) {
+        struct trigger *t = triggers[k];
+        if (!t->seen || tf__pending_matched(t->seen))
+            continue;
+        char hint[256] = "", shown[96];
+        tf__escape(shown, sizeof shown, t->func);
+        if (tf__pending_info_only(t->seen))
+            snprintf(hint, sizeof hint, "'%s' names only info functions, which have no enter, exit "
+                                        "or throw of their own: trigger on the monitored function "
+                                        "that calls them", shown);
+        else
+            tf__pending_hint(t->seen, hint, sizeof hint);
+        fprintf(stderr, "tf: TF_TRIGGERS: item %d '%s' matched no monitored function of the code "
+                     "loaded: it never fired%s%s\n", t->item, t->text, *hint ? "; " : "", hint);
+    }
+    for (int k = 0; k < count(); k++) { /* a condition on an argument no call had */
+        char why[1024];
+        if (live(triggers[k]) && tf__cond_unmet(&triggers[k]->cond, &triggers[k]->args, why, sizeof why))
+            fprintf(stderr, "tf: %s %d: %s\n", triggers[k]->item ? "TF_TRIGGERS: item" : "tf-ctl trigger",
+                    triggers[k]->item ? triggers[k]->item : k + 1, why);
+    }
+    for (int k = 0; k < count(); k++) { /* an action on a group nothing declares did nothing */
+        struct trigger *t = triggers[k];
+        if (!t->seen || (t->action != A_REGISTER && t->action != A_CLEAR) || tf_group_known(t->group))
+            continue;
+        char hint[256], shown[96];
+        tf__hint_group(t->group, hint, sizeof hint);
+        tf__escape(shown, sizeof shown, t->group);
+        fprintf(stderr, "tf: TF_TRIGGERS: item %d '%s': no loaded code declares group '%s': "
+                        "its action did nothing%s%s\n", t->item, t->text, shown,
+                *hint ? "; " : "", hint);
+    }
+}
+
 int tf__trigger_env(const char *value, FILE *err)
 {
     char *copy = strdup(value);
@@ -364,12 +448,16 @@ int tf__trigger_env(const char *value, FILE *err)
         index++;
         item += strspn(item, " \t\r\n"); /* columns count from the item's first word */
         tf_cursor c = {.s = item};
-        if (!*item || tf__trigger_add(&c, "environment") > 0)
+        int k = *item ? tf__trigger_add(&c, "environment") : 0;
+        if (k > 0) {
+            triggers[k - 1]->item = index;
+            triggers[k - 1]->seen = tf__pending_function(triggers[k - 1]->func);
+        }
+        if (k >= 0)
             continue;
-        char shown[64];
-        tf__escape(shown, sizeof shown, item + c.errcol - 1);
-        fprintf(err, "tf: TF_TRIGGERS: item %d, column %zu: %s (at '%s')\n", index, c.errcol,
-                c.err, shown);
+        char where[80];
+        fprintf(err, "tf: TF_TRIGGERS: item %d, column %zu: %s (%s)\n", index, c.errcol, c.err,
+                tf__cur_where(&c, where, sizeof where));
         nbad++;
     }
     free(copy);
