@@ -103,7 +103,8 @@ struct MonitorAttr : public ParsedAttrInfo {
     const auto *fd = cast<FunctionDecl>(D);
     if (!s.findGroup(group)) {
       report(diags, D->getLocation(), "group '" + group + "' of '" + declName(fd) +
-                                          "' is not declared; add 'TF_GROUP(" + group + ")' before this use");
+                                          "' is not declared; add 'TF_GROUP(" + group + ")' before this use" +
+                                          s.groupHint(group));
       return AttributeNotApplied;
     }
     FnAttrs &fa = s.fnAttrs[D];

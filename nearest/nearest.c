@@ -112,18 +112,24 @@ void tf_nearest_offer(tf_nearest *n, const char *name)
     keep(n, name);
 }
 
-size_t tf_nearest_say(const tf_nearest *n, char *out, size_t len)
+size_t tf_nearest_say_quoted(const tf_nearest *n, char *out, size_t len, const char *open,
+                             const char *close)
 {
     size_t at = 0;
     if (len)
         out[0] = 0;
     for (int i = 0; i < n->n && at < len; i++) {
         const char *before = i == 0 ? "did you mean " : i == n->n - 1 ? " or " : ", ";
-        int w = snprintf(out + at, len - at, "%s'%s'%s", before, n->names[i],
+        int w = snprintf(out + at, len - at, "%s%s%s%s%s", before, open, n->names[i], close,
                          i == n->n - 1 ? "?" : "");
         at += w > 0 ? (size_t)w : 0;
     }
     return at < len ? at : len ? len - 1 : 0;
+}
+
+size_t tf_nearest_say(const tf_nearest *n, char *out, size_t len)
+{
+    return tf_nearest_say_quoted(n, out, len, "'", "'");
 }
 
 void tf_nearest_end(tf_nearest *n)

@@ -41,6 +41,9 @@ void tf_nearest_offer(tf_nearest *n, const char *name);
 /* Writes "did you mean 'a'?", "... 'a' or 'b'?", "... 'a', 'b' or 'c'?" to
  * out, or "" when no name was near; returns the length written. */
 size_t tf_nearest_say(const tf_nearest *n, char *out, size_t len);
+/* The same with other quotes around each name (GCC's locale quotes). */
+size_t tf_nearest_say_quoted(const tf_nearest *n, char *out, size_t len, const char *open,
+                             const char *close);
 void tf_nearest_end(tf_nearest *n);
 
 /* The edit distance of a and b as above, or limit + 1 as soon as it must
