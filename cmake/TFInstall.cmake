@@ -47,6 +47,7 @@ write_basic_package_version_file(TFConfigVersion.cmake COMPATIBILITY SameMinorVe
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/TFConfig.cmake
               ${CMAKE_CURRENT_BINARY_DIR}/TFConfigVersion.cmake
               cmake/TFInstrument.cmake
+              cmake/TFManifest.cmake
         DESTINATION ${TF_CMAKE_INSTALL_DIR})
 
 # tf.pc names the prefix chosen at install time (--prefix P, or /usr in the
