@@ -16,6 +16,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "nearest.h"
+
 #define ANSWER_WAIT_MS 10000
 
 static const char help[] =
@@ -26,6 +28,9 @@ static const char help[] =
     "  status                          pid, program, socket, counts\n"
     "  groups                          every group, its factory and subgroups\n"
     "  functions [GLOB]                monitored functions <tu>.<name>, group, on/off\n"
+    "  select [+|-]GLOB[,...]          which monitored functions follow their group\n"
+    "  deselect GLOB[,...]             ... and which do not (appends -GLOB items)\n"
+    "  selection [clear]               the selection items and counts (clear: none)\n"
     "  register GROUP=FACTORY[+FACTORY...] [if CONDITION]\n"
     "  clear GROUP\n"
     "  snapshot [DIR]                  write the flight recorder now\n"
@@ -184,6 +189,23 @@ static int command(const char *pid, int argc, char **argv)
     return ok ? 0 : 1;
 }
 
+/* Bad usage: what is wrong (with the nearest word meant), then how to ask. */
+static int usage_error(const char *what, const char *word)
+{
+    static const char *const words[] = {"list", "--help"};
+    char hint[128] = "";
+    if (word) {
+        tf_nearest near;
+        tf_nearest_begin(&near, word);
+        for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+            tf_nearest_offer(&near, words[i]);
+        tf_nearest_say(&near, hint, sizeof hint);
+        tf_nearest_end(&near);
+    }
+    fprintf(stderr, "tf-ctl: %s%s%s (tf-ctl --help says how)\n", what, *hint ? "; " : "", hint);
+    return 2;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
@@ -193,8 +215,19 @@ int main(int argc, char **argv)
     if (argc == 2 && strcmp(argv[1], "list") == 0)
         return list();
     char *end;
-    if (argc >= 3 && strtol(argv[1], &end, 10) > 0 && !*end)
+    int pid = argc >= 2 && strtol(argv[1], &end, 10) > 0 && !*end;
+    if (pid && argc >= 3)
         return command(argv[1], argc - 2, argv + 2);
-    fputs(help, stderr);
-    return 2;
+    if (argc == 1)
+        return fputs(help, stderr), 2;
+    if (pid)
+        return usage_error("a command is needed after the process id", NULL);
+    if (strcmp(argv[1], "list") == 0)
+        return usage_error("list takes no arguments", NULL);
+    char what[512], shown[400];
+    size_t n = 0;
+    for (const unsigned char *p = (const unsigned char *)argv[1]; *p && n + 8 < sizeof shown; p++)
+        n += (size_t)snprintf(shown + n, sizeof shown - n, *p < 0x20 || *p == 0x7f ? "\\x%02x" : "%c", *p);
+    snprintf(what, sizeof what, "'%s' is neither a process id nor 'list'", shown);
+    return usage_error(what, argv[1]);
 }
