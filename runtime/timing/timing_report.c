@@ -366,10 +366,14 @@ static void write_text(tt_manager *m, FILE *out, const snapshot *sn)
         used += sn->rows[i].s.count != 0;
     fprintf(out, "TF timing report: %u of %u timing points entered, %d thread%s\n", used, sn->n,
             tt_threads_seen(m), tt_threads_seen(m) == 1 ? "" : "s");
-    fprintf(out, "clock: %s, %.4g ticks/s, %.1f ns per read", sn->clock.source,
-            sn->clock.ticks_per_second, sn->clock.read_ns);
-    fprintf(out, " (rdtsc %.1f ns, clock_gettime %.1f ns)\n", sn->clock.tsc_read_ns,
-            sn->clock.monotonic_read_ns);
+    if (sn->clock.read_ns > 0) {
+        fprintf(out, "clock: %s, %.4g ticks/s, %.1f ns per read", sn->clock.source,
+                sn->clock.ticks_per_second, sn->clock.read_ns);
+        fprintf(out, " (rdtsc %.1f ns, clock_gettime %.1f ns)\n", sn->clock.tsc_read_ns,
+                sn->clock.monotonic_read_ns);
+    } else { /* an injected clock is never read here: no cost to show */
+        fprintf(out, "clock: %s, %.4g ticks/s\n", sn->clock.source, sn->clock.ticks_per_second);
+    }
     if (sn->unmatched || sn->abandoned || tt_lost_frames(m))
         fprintf(out, "anomalies: %" PRIu64 " unmatched exits, %" PRIu64 " abandoned entries, %" PRIu64
                      " entries lost (out of memory)\n",
