@@ -157,6 +157,11 @@ struct InfoAttr : public ParsedAttrInfo {
       return AttributeNotApplied;
     }
     fa.tp = tp;
+    // Its body is empty by design: its parameters are what the hook reports,
+    // so -Wunused-parameter (given when the body ends) must not warn. A
+    // definition's parameters are the ones here; a TF_INFO prototype's
+    // later definition is not reached this way (GCC's plugin reaches both).
+    for (ParmVarDecl *p : cast<FunctionDecl>(D)->parameters()) p->setReferenced();
     return AttributeApplied;
   }
 };

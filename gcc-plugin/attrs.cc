@@ -155,34 +155,57 @@ static tree handle_group(tree *node, tree, tree args, int, bool *no_add)
 
 /* An info function's body is empty by design (its parameters are what the
  * hook reports), so -Wunused-parameter, which the front ends give before
- * any later event, must not warn about them. C++ has the parameters by
- * PLUGIN_START_PARSE_FUNCTION: they are marked used. C stores them only
- * after it: the warning is ignored from the function's name (before its
- * parameters) to its end, as #pragma GCC diagnostic push/ignored/pop would,
- * the pop at PLUGIN_FINISH_PARSE_FUNCTION. */
-static bool info_ignoring;
+ * any later event, must not warn about them. C++ has the parameters and
+ * attributes by PLUGIN_START_PARSE_FUNCTION: they are marked used. C applies
+ * attributes after that event and stores the parameters later still: the
+ * warning is ignored from the function's name (before its parameters) to
+ * its end, as #pragma GCC diagnostic push/ignored/pop would, from the
+ * attribute's handler (or PLUGIN_START_PARSE_FUNCTION of a function declared
+ * TF_INFO before) to PLUGIN_FINISH_PARSE_FUNCTION (or PLUGIN_FINISH_DECL
+ * when it was a declaration only). */
+static tree info_ignoring; /* the C function whose parameters are not warned about */
+static std::set<tree> info_names; /* identifiers of info functions, for a later definition */
+
+static void ignore_unused_parameters(tree fn)
+{
+    info_names.insert(DECL_NAME(fn));
+    if (lang_GNU_CXX() || info_ignoring)
+        return;
+    diagnostic_push_diagnostics(global_dc, DECL_SOURCE_LOCATION(fn));
+    diagnostic_classify_diagnostic(global_dc, OPT_Wunused_parameter, DK_IGNORED, DECL_SOURCE_LOCATION(fn));
+    info_ignoring = DECL_NAME(fn);
+}
+
+static void warn_again(void)
+{
+    if (info_ignoring)
+        diagnostic_pop_diagnostics(global_dc, input_location);
+    info_ignoring = NULL_TREE;
+}
 
 void info_params_used(void *gcc_data, void *)
 {
     tree fn = (tree)gcc_data;
-    if (!fn || TREE_CODE(fn) != FUNCTION_DECL || !lookup_attribute("tf_info", DECL_ATTRIBUTES(fn)))
+    if (!fn || TREE_CODE(fn) != FUNCTION_DECL ||
+        (!info_names.count(DECL_NAME(fn)) && !lookup_attribute("tf_info", DECL_ATTRIBUTES(fn))))
         return;
+    ignore_unused_parameters(fn); /* C: the definition of one declared TF_INFO before */
     for (tree p = DECL_ARGUMENTS(fn); p; p = DECL_CHAIN(p)) {
         TREE_USED(p) = 1;
         DECL_READ_P(p) = 1;
     }
-    if (DECL_ARGUMENTS(fn) || info_ignoring)
-        return;
-    diagnostic_push_diagnostics(global_dc, DECL_SOURCE_LOCATION(fn));
-    diagnostic_classify_diagnostic(global_dc, OPT_Wunused_parameter, DK_IGNORED, DECL_SOURCE_LOCATION(fn));
-    info_ignoring = true;
 }
 
 void info_params_done(void *, void *)
 {
-    if (info_ignoring)
-        diagnostic_pop_diagnostics(global_dc, input_location);
-    info_ignoring = false;
+    warn_again();
+}
+
+void info_declared(void *gcc_data, void *)
+{
+    tree decl = (tree)gcc_data;
+    if (info_ignoring && decl && TREE_CODE(decl) == FUNCTION_DECL && DECL_NAME(decl) == info_ignoring)
+        warn_again(); /* a declaration, no body: nothing to warn about */
 }
 
 static bool function_only(tree node, const char *macro, bool *no_add)
@@ -241,6 +264,8 @@ static tree handle_info(tree *node, tree, tree args, int, bool *no_add)
         error_at(loc, "tf: %qD has more than one %<TF_INFO%>", fn);
     else
         *no_add = false;
+    if (!*no_add)
+        ignore_unused_parameters(fn);
     return NULL_TREE;
 }
 

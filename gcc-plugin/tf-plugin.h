@@ -41,10 +41,12 @@ void check_subgroups(void);
 /* "; did you mean 'x'?" among the declared groups, in GCC's quotes, or "". */
 std::string group_hint(const std::string &want);
 void register_attributes(void *gcc_data, void *user_data);
-/* PLUGIN_START_PARSE_FUNCTION, PLUGIN_FINISH_PARSE_FUNCTION: no
- * -Wunused-parameter for an info function's parameters (attrs.cc). */
+/* PLUGIN_START_PARSE_FUNCTION, PLUGIN_FINISH_PARSE_FUNCTION,
+ * PLUGIN_FINISH_DECL: no -Wunused-parameter for an info function's
+ * parameters (attrs.cc). */
 void info_params_used(void *gcc_data, void *user_data);
 void info_params_done(void *gcc_data, void *user_data);
+void info_declared(void *gcc_data, void *user_data);
 /* False when another copy of this plugin registered the attributes first. */
 extern bool active;
 /* Diagnostics point at the user's source, not into tf.h's macros. */
