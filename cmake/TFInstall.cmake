@@ -30,6 +30,8 @@ set(TF_CLANG_PLUGIN_FOR "")
 if(TARGET tf_gcc_plugin)
   set_target_properties(tf_gcc_plugin PROPERTIES EXPORT_NAME gcc_plugin)
   install(TARGETS tf_gcc_plugin EXPORT TFTargets LIBRARY DESTINATION ${TF_PLUGIN_INSTALL_DIR})
+  # tf.so loads it from its own directory (gcc-plugin/loader.cc).
+  install(TARGETS tf_gcc_plugin_proper LIBRARY DESTINATION ${TF_PLUGIN_INSTALL_DIR})
   get_property(TF_GCC_PLUGIN_FOR GLOBAL PROPERTY TF_GCC_PLUGIN_FOR)
 endif()
 if(TARGET tf-clang)
