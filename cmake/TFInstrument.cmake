@@ -56,7 +56,7 @@ function(tf__check_args target)
                         "find_package(TF) (an installed TF) or add_subdirectory(<TF sources>) first")
   endif()
   foreach(opt ${ARGN})
-    if(NOT opt MATCHES "^[a-z_]+(=.*)?$")
+    if(NOT opt MATCHES "^[a-z_-]+(=.*)?$") # min-size=N
       message(FATAL_ERROR "tf_instrument(${target}): plugin option '${opt}' is not KEY or KEY=VALUE")
     endif()
   endforeach()

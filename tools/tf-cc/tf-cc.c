@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "classify.h"
+#include "nearest.h"
 #include "probe.h"
 
 #ifdef TF_CC_CXX
@@ -34,6 +35,8 @@
 #define COMPILER_VAR "TF_CC"
 #define DEFAULT_COMPILER "cc"
 #endif
+extern char **environ;
+
 #define LOOP_GUARD "TF_CC_WRAPPER" /* set for the compiler: TF_CC=tf-cc loops */
 
 typedef struct argv_buf {
@@ -140,9 +143,9 @@ static void push_plugin_args(argv_buf *opts, const char *text)
     push_words(&items, text);
     for (int i = 0; i < items.n; i++) {
         const char *item = items.v[i];
-        size_t key = strspn(item, "abcdefghijklmnopqrstuvwxyz_");
+        size_t key = strspn(item, "abcdefghijklmnopqrstuvwxyz_-"); /* min-size */
         if (key == 0 || (item[key] && item[key] != '='))
-            die("TF_PLUGIN_ARGS: item %d '%s' is not KEY or KEY=VALUE (KEY: a-z and _)", i + 1, item);
+            die("TF_PLUGIN_ARGS: item %d '%s' is not KEY or KEY=VALUE (KEY: a-z, _ and -)", i + 1, item);
         push(opts, item);
     }
 }
@@ -254,12 +257,39 @@ static int print_version(char **cmd)
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+/* A TF_ variable near one of the wrapper's own (TF_RULE for TF_RULES) is
+ * said; one near none of them may be libtf's or another program's. */
+static void misspelt_variables(void)
+{
+    static const char *const ours[] = {COMPILER_VAR, "TF_RULES", "TF_PLUGIN_ARGS", "TF_CC", "TF_CXX",
+                                       LOOP_GUARD};
+    for (char **e = environ; *e; e++) {
+        size_t n = strcspn(*e, "=");
+        if (strncmp(*e, "TF_", 3) != 0 || n > 64)
+            continue;
+        char name[65], hint[256];
+        snprintf(name, sizeof name, "%.*s", (int)n, *e);
+        int known = 0;
+        tf_nearest near;
+        tf_nearest_begin(&near, name);
+        for (size_t i = 0; i < sizeof ours / sizeof ours[0]; i++) {
+            known |= strcmp(ours[i], name) == 0;
+            tf_nearest_offer(&near, ours[i]);
+        }
+        if (!known && tf_nearest_say(&near, hint, sizeof hint))
+            fprintf(stderr, TOOL ": %s is set, but " TOOL " reads no such variable (ignored); %s\n", name,
+                    hint);
+        tf_nearest_end(&near);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 2 && strcmp(argv[1], "--help") == 0)
         print_help();
     if (getenv(LOOP_GUARD))
         die(COMPILER_VAR " runs %s again; set it to the real compiler", getenv(LOOP_GUARD));
+    misspelt_variables();
     const char *compiler = getenv(COMPILER_VAR);
     argv_buf cmd = {0};
     push_words(&cmd, compiler && compiler[0] ? compiler : DEFAULT_COMPILER);
