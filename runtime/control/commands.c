@@ -274,7 +274,7 @@ static int with_rest(const char *cmd, tf_cursor *c, FILE *body, const char *who)
             return -1;
         rc = n ? tf_clear(word) : tf__cur_fail(c, "clear needs a group");
     } else if (strcmp(cmd, "untrigger") == 0) {
-        rc = tf__trigger_remove(atoi(word)) == TF_OK ? 0 : tf__cur_fail(c, "no trigger '%s'", word);
+        rc = tf__trigger_remove(atoi(word)) == TF_OK ? 0 : (c->i = word_at, tf__cur_fail(c, "no trigger '%s'", word));
     } else if (strcmp(cmd, "report") == 0) {
         rc = tf__action_report(n ? word : NULL, body, err, sizeof err);
     } else if (strcmp(cmd, "snapshot") == 0) {
