@@ -338,8 +338,8 @@ static void text_summary(FILE *out, const snapshot *sn)
                 human(b[2], 32, sn->hooks_in_self),
                 sn->self_all > 0 ? 100 * sn->hooks_in_self / sn->self_all : 0.0);
     else
-        fputs("hooks: no overhead measured (an injected clock), so no estimate of their share\n",
-              out);
+        fprintf(out, "hooks: no overhead measured (the clock is %s: times given, not read), so no "
+                     "estimate of their share\n", sn->clock.source);
     uint32_t n = 0;
     double top = 0;
     while (n < sn->n && n < TOP_N && sn->rows[n].s.count)

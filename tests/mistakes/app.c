@@ -1,6 +1,6 @@
 /*
  * app: the program the mistake table (table.txt) runs: groups app (parse,
- * work) and stats, an info function, a char * output buffer.
+ * work) and stats, an info function and an info pair, a char * output buffer.
  *
  *   app               one call of each, prints the result
  *   app crash         then dereferences NULL inside a monitored call
@@ -22,6 +22,9 @@ TF_GROUP(app, parse, work);
 
 /* Under -Wextra the unused parameter of an empty info body must not warn. */
 TF_INFO(TF_TP_NONE) static void note(int n) {}
+/* A timing point of its own, which tf-dump's report of a recording shows. */
+TF_INFO(TF_TP_ENTER) TF_TRACING_NAME("phase") static void phase_begin(void) {}
+TF_INFO(TF_TP_EXIT) TF_TRACING_NAME("phase") static void phase_end(void) {}
 
 TF_MONITOR(work) int step(int n)
 {
@@ -31,7 +34,10 @@ TF_MONITOR(work) int step(int n)
 
 TF_MONITOR(parse) int parse_line(const char *line, int len)
 {
-    return step(len) + (line[0] == '#');
+    phase_begin();
+    int n = step(len) + (line[0] == '#');
+    phase_end();
+    return n;
 }
 
 TF_MONITOR(stats) void count_words(const char *text, char *out, size_t size)
