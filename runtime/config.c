@@ -43,6 +43,8 @@ static const struct var vars[] = {
      "1: serve tf-ctl on a Unix socket (tf-ctl list shows where)"},
     {"TF_TRIGGERS", tf__parse_any, NULL, NULL,
      "FUNCTION:EVENT [if CONDITION] -> ACTION items separated by ',' (README: triggers)"},
+    {"TF_OUT", tf__parse_any, NULL, NULL,
+     "FUNCTION:PARAMETER items: dprint shows that char * buffer at the exit, not the entry"},
     {"XDG_RUNTIME_DIR", tf__parse_any, NULL, NULL,
      "not TF's own: TF_CONTROL's socket goes in its tf/ if it is absolute (else /tmp/tf-<uid>/)"},
     {"TF_RECORD", tf__parse_any, NULL, NULL,

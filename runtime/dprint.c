@@ -77,7 +77,26 @@ static void flush_if_due(struct dprint_factory *stream)
 struct dprint {
     tf_monitor base;
     struct dprint_factory *stream;
+    const tf_out_item **out; /* TF_OUT's item for each id, or NULL (out.c) */
 };
+
+/* The arguments as printed at an entry: TF_OUT's buffer (filled by the call,
+ * garbage yet) as the pointer it is, its string kept for the exit. */
+static void enter_args(tf_buf *b, const struct dprint *d, int id, const tf_args *args)
+{
+    const tf_value *out = d->out && d->out[id] && args
+                              ? tf__out_enter(d, d->out[id], id, args, TF_FRAME_CALLER_SP())
+                              : NULL;
+    tf_value v[16];
+    if (!out || args->count > 16) {
+        tf__buf_args(b, args);
+        return;
+    }
+    memcpy(v, args->values, args->count * sizeof *v);
+    v[out - args->values].kind = TF_K_PTR;
+    tf_args shown = {args->count, 0, v};
+    tf__buf_args(b, &shown);
+}
 
 static void start(tf_buf *b, const tf_monitor *m, int id)
 {
@@ -128,7 +147,7 @@ static void d_enter(tf_monitor *self, int id, const tf_args *args)
     LINE(b);
     start(&b, self, id);
     tf__buf_puts(&b, "->(");
-    tf__buf_args(&b, args);
+    enter_args(&b, (const struct dprint *)self, id, args);
     tf__buf_put(&b, ")", 1);
     emit(self, &b);
     TF_GUARD_END();
@@ -163,6 +182,14 @@ static void d_exit(tf_monitor *self, int id, const tf_value *result)
         tf__buf_value(&b, result);
         tf__buf_put(&b, ")", 1);
     }
+    const struct dprint *d = (const struct dprint *)self;
+    tf_value out;
+    if (d->out && d->out[id] && tf__out_exit(d, d->out[id], id, TF_FRAME_CALLER_SP(), &out)) {
+        tf__buf_put(&b, " ", 1); /* TF_OUT: the buffer as the call left it */
+        tf__buf_puts(&b, out.name);
+        tf__buf_put(&b, "=", 1);
+        tf__buf_value(&b, &out);
+    }
     emit(self, &b);
     TF_GUARD_END();
 }
@@ -183,6 +210,7 @@ static void d_clear(tf_monitor *self) {}
 
 static void d_destroy(tf_monitor *self)
 {
+    free(((struct dprint *)self)->out);
     free(self);
 }
 
@@ -194,6 +222,7 @@ static tf_monitor *dprint_create(tf_factory *self, const tf_tu *tu)
     if (d) {
         d->base = (tf_monitor){&dprint_ops, tu, self};
         d->stream = (struct dprint_factory *)self;
+        d->out = tf__out_params(tu);
     }
     return d ? &d->base : NULL;
 }

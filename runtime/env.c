@@ -430,6 +430,7 @@ void tf__env_init(void)
         tf__config_help(stderr);
         tf__factories_help(stderr);
     }
+    tf__out_init(); /* before any monitor is made: TF_OUT's items never change after */
     const char *select = tf__config_get("TF_SELECT");
     if (select) {
         watch_select(select);

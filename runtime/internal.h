@@ -249,6 +249,19 @@ void tf__control_init(void);
 /* The manager of the `timing` factory if TF_MONITORS or tf-ctl ever asked
  * for it, else NULL (tf-ctl report). */
 struct tf_timing_manager *tf__timing_env_existing(void);
+/* ---- TF_OUT: output buffers shown at exit (out.c; docs/design.md .silent.out)
+ * tf__out_params: per id of tu, the TF_OUT item naming it, or NULL; NULL as a
+ * whole when none does (malloc'ed: monitor creation). tf__out_enter (a hook)
+ * keeps the named char * argument's pointer for the exit and returns that
+ * argument (NULL: the call has none); tf__out_exit takes it back as a
+ * string value of the parameter's name, 1 if it was kept. */
+typedef struct tf_out_item tf_out_item;
+void tf__out_init(void); /* reads TF_OUT, from tf__env_init */
+const tf_out_item **tf__out_params(const tf_tu *tu);
+const tf_value *tf__out_enter(const void *owner, const tf_out_item *item, int id, const tf_args *args,
+                              uintptr_t sp);
+int tf__out_exit(const void *owner, const tf_out_item *item, int id, uintptr_t sp, tf_value *out);
+
 /* ---- names that may match nothing (hints.c; docs/design.md .silent.nearest)
  * A pending function glob watches every TU that registers, from now on and
  * those registered already: whether one has a monitored function it matches
