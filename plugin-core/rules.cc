@@ -44,17 +44,20 @@ bool glob_matches(const std::string &glob, const std::string &s)
     return fnmatch(glob.c_str(), s.c_str(), 0) == 0;
 }
 
-/* The whole path, or what follows any '/' in it: "src/io.c" is written the
- * way users name a file of their tree, whatever directory the compiler was
- * given it from (../src/io.c, an absolute path). */
+/* The whole path, or its last components, as many as the glob has: "src/io.c"
+ * is written the way users name a file of their tree, whatever directory the
+ * compiler was given it from (../src/io.c, an absolute path), and "l*.c"
+ * still looks at base names only (a '*' matches '/' too: "lua/rmain.c" is no
+ * file "l*.c" means). */
 bool file_matches(const std::string &glob, const std::string &file)
 {
     if (glob_matches(glob, file))
         return true;
-    for (size_t slash = file.find('/'); slash != std::string::npos; slash = file.find('/', slash + 1))
-        if (glob_matches(glob, file.substr(slash + 1)))
-            return true;
-    return false;
+    size_t parts = size_t(std::count(glob.begin(), glob.end(), '/')) + 1;
+    size_t at = file.size();
+    while (parts-- && at != std::string::npos && at > 0)
+        at = file.find_last_of('/', at - 1);
+    return at != std::string::npos && glob_matches(glob, file.substr(at + 1));
 }
 
 /* The end of a bracket expression starting at glob[i] == '[' (the index of

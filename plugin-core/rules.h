@@ -54,8 +54,9 @@ struct rules {
     bool parse(const std::string &text, std::vector<rule_error> &errors);
     /* The group of a function defined in `file`, or "" when none applies;
      * *line: the monitor line that gave it. FILE_GLOB matches the path as
-     * the compiler sees it, or any part of it after a '/' (so "src/io.c"
-     * matches "../src/io.c" and "/home/me/p/src/io.c"; the base name too). */
+     * the compiler sees it, or its last components, as many as the glob
+     * has (so "src/io.c" matches "../src/io.c" and "/home/me/p/src/io.c",
+     * "io.c" and "i*.c" the base name). */
     std::string group_for(const std::string &file, const std::string &function,
                           unsigned *line = nullptr) const;
     /* Monitor lines that took a function of the TU (the plugins note them
