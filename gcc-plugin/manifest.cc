@@ -28,8 +28,11 @@ void manifest_write(void)
     m.rules = !opts.rules.empty();
     m.min_size = rules_min_size();
     m.too_small = tu.too_small;
-    std::string text = core::manifest_json(m, tu.table), why;
-    if (!core::write_manifest(opts.manifest, text, why))
+    m.rules_file = opts.rules;
+    if (m.rules)
+        rules_lines(m.rules_monitors, m.rules_chosen);
+    std::string why;
+    if (!core::write_manifest(opts.manifest, core::manifest_json(m, tu.table), why))
         error("tf: cannot write manifest %qs: %s", core::escaped(opts.manifest).c_str(), why.c_str());
 }
 

@@ -95,6 +95,7 @@ static struct tu_entry *tus;
 static tf_factory *watcher;
 static int (*watcher_wants)(tf_factory *f, const tf_tu *tu, uint32_t group);
 static tf_factory *everywhere; /* the watchdog's (tf__registry_watch_every) */
+static void (*observer)(const tf_tu *tu); /* tf__registry_observe */
 static tf__monitor_maker maker;
 static volatile int exiting;
 
@@ -731,6 +732,15 @@ void tf__registry_watch_every(tf_factory *f)
     settle();
 }
 
+void tf__registry_observe(void (*fn)(const tf_tu *tu))
+{
+    pthread_mutex_lock(&lock);
+    observer = fn;
+    for (struct tu_entry *e = tus; e && fn; e = e->next)
+        fn(e->tu);
+    pthread_mutex_unlock(&lock);
+}
+
 /* ---- registration ------------------------------------------------------------ */
 
 /* No length limit: the plugins accept any identifier as a group name, and a
@@ -949,6 +959,8 @@ TF_API void tf_tu_register(tf_tu *tu)
             e->next = tus;
             tus = e;
             select_tu(e);
+            if (observer)
+                observer(tu); /* hints.c: libtf's own, under the lock */
         } else {
             free_entry(e);
             e = NULL;
@@ -1065,6 +1077,17 @@ TF_API int tf_group_known(const char *group)
     int known = g && g->declared;
     pthread_mutex_unlock(&lock);
     return known;
+}
+
+int tf__group_each_declared(int (*fn)(const char *name, void *arg), void *arg)
+{
+    int rc = 0;
+    pthread_mutex_lock(&lock);
+    for (struct group *g = groups; g && !rc; g = g->next)
+        if (g->declared)
+            rc = fn(g->name, arg);
+    pthread_mutex_unlock(&lock);
+    return rc;
 }
 
 TF_API int tf_group_subgroups(const char *group, const char **out, int max)

@@ -77,7 +77,29 @@ static void flush_if_due(struct dprint_factory *stream)
 struct dprint {
     tf_monitor base;
     struct dprint_factory *stream;
+    const tf_out_item **out; /* TF_OUT's item for each id, or NULL (out.c) */
 };
+
+/* The arguments as printed at an entry: TF_OUT's buffer (filled by the call,
+ * garbage yet) as the pointer it is, its string kept for the exit. */
+/* "p1=v1, p2=v2", the value out (TF_OUT's, if any) shown as a pointer. */
+static void put_args(tf_buf *b, const tf_args *args, const tf_value *out)
+{
+    for (uint32_t i = 0; args && args->values && i < args->count; i++) {
+        const tf_value *v = &args->values[i];
+        tf_value as_ptr;
+        if (v == out) {
+            as_ptr = *v;
+            as_ptr.kind = TF_K_PTR;
+            v = &as_ptr;
+        }
+        if (i)
+            tf__buf_puts(b, ", ");
+        tf__buf_puts(b, v->name ? v->name : "?");
+        tf__buf_put(b, "=", 1);
+        tf__buf_value(b, v);
+    }
+}
 
 static void start(tf_buf *b, const tf_monitor *m, int id)
 {
@@ -147,10 +169,15 @@ static void d_enter(tf_monitor *self, int id, const tf_args *args)
 {
     TF_GUARD_BEGIN(1);
     LINE(b);
+    const struct dprint *d = (const struct dprint *)self;
+    /* TF_OUT: its argument shown as a pointer now, as a string at the exit. */
+    const tf_value *out = d->out && d->out[id] && args
+                              ? tf__out_enter(d, d->out[id], id, args, TF_FRAME_CALLER_SP())
+                              : NULL;
     do {
         start(&b, self, id);
         tf__buf_puts(&b, "->(");
-        tf__buf_args(&b, args);
+        put_args(&b, args, out);
         tf__buf_put(&b, ")", 1);
     } while (regrow(&b, line_));
     emit(self, &b);
@@ -183,6 +210,9 @@ static void d_exit(tf_monitor *self, int id, const tf_value *result)
 {
     TF_GUARD_BEGIN(0);
     LINE(b);
+    const struct dprint *d = (const struct dprint *)self;
+    tf_value out;
+    int has_out = d->out && d->out[id] && tf__out_exit(d, d->out[id], id, TF_FRAME_CALLER_SP(), &out);
     do {
         start(&b, self, id);
         tf__buf_puts(&b, "<-");
@@ -190,6 +220,12 @@ static void d_exit(tf_monitor *self, int id, const tf_value *result)
             tf__buf_put(&b, "(", 1);
             tf__buf_value(&b, result);
             tf__buf_put(&b, ")", 1);
+        }
+        if (has_out) { /* TF_OUT: the buffer as the call left it */
+            tf__buf_put(&b, " ", 1);
+            tf__buf_puts(&b, out.name);
+            tf__buf_put(&b, "=", 1);
+            tf__buf_value(&b, &out);
         }
     } while (regrow(&b, line_));
     emit(self, &b);
@@ -217,6 +253,7 @@ static void d_clear(tf_monitor *self) {}
 
 static void d_destroy(tf_monitor *self)
 {
+    free(((struct dprint *)self)->out);
     free(self);
 }
 
@@ -228,6 +265,7 @@ static tf_monitor *dprint_create(tf_factory *self, const tf_tu *tu)
     if (d) {
         d->base = (tf_monitor){&dprint_ops, tu, self};
         d->stream = (struct dprint_factory *)self;
+        d->out = tf__out_params(tu);
     }
     return d ? &d->base : NULL;
 }

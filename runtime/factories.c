@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "nearest.h"
 
 enum { UNMADE, MAKING, MADE };
 
@@ -132,6 +133,18 @@ char *tf__factories_known(void)
         fprintf(out, "%s%s", e == entries ? "" : ", ", e->name);
     pthread_mutex_unlock(&lock);
     return fclose(out) == 0 ? text : (free(text), NULL);
+}
+
+void tf__hint_factory(const char *want, char *hint, size_t len)
+{
+    tf_nearest near;
+    tf_nearest_begin(&near, want);
+    pthread_mutex_lock(&lock);
+    for (struct entry *e = entries; e; e = e->next)
+        tf_nearest_offer(&near, e->name);
+    pthread_mutex_unlock(&lock);
+    tf_nearest_say(&near, hint, len);
+    tf_nearest_end(&near);
 }
 
 void tf__factories_help(FILE *out)

@@ -305,6 +305,47 @@ int tf__watchdog_control(const char *spec, const char *who, FILE *out, char *err
 /* The manager of the `timing` factory if TF_MONITORS or tf-ctl ever asked
  * for it, else NULL (tf-ctl report). */
 struct tf_timing_manager *tf__timing_env_existing(void);
+/* ---- TF_OUT: output buffers shown at exit (out.c; docs/design.md .silent.out)
+ * tf__out_params: per id of tu, the TF_OUT item naming it, or NULL; NULL as a
+ * whole when none does (malloc'ed: monitor creation). tf__out_enter (a hook)
+ * keeps the named char * argument's pointer for the exit and returns that
+ * argument (NULL: the call has none); tf__out_exit takes it back as a
+ * string value of the parameter's name, 1 if it was kept. */
+typedef struct tf_out_item tf_out_item;
+void tf__out_init(void); /* reads TF_OUT, from tf__env_init */
+const tf_out_item **tf__out_params(const tf_tu *tu);
+const tf_value *tf__out_enter(const void *owner, const tf_out_item *item, int id, const tf_args *args,
+                              uintptr_t sp);
+int tf__out_exit(const void *owner, const tf_out_item *item, int id, uintptr_t sp, tf_value *out);
+
+/* ---- names that may match nothing (hints.c; docs/design.md .silent.nearest)
+ * A pending function glob watches every TU that registers, from now on and
+ * those registered already: whether one has a monitored function it matches
+ * (or only info functions), and the nearest names ("did you mean 'x'?" in
+ * hint, or "": none near, or a glob with a wildcard). Made where the glob is
+ * given, asked when the answer is due (at exit, or at once for tf-ctl).
+ * Never from a hook. */
+typedef struct tf_pending tf_pending;
+tf_pending *tf__pending_function(const char *glob); /* NULL: out of memory */
+void tf__pending_free(tf_pending *p);
+int tf__pending_matched(tf_pending *p);
+int tf__pending_info_only(tf_pending *p);
+void tf__pending_hint(tf_pending *p, char *hint, size_t len);
+void tf__hints_fork(int phase);
+/* "did you mean 'x'?" among the groups loaded code declared or used (also
+ * at exit), and among the factories published now (factories.c). For many
+ * names at once, take the groups once: tf__names_hint keeps a budget of
+ * comparisons, past which it suggests nothing. */
+void tf__hint_group(const char *want, char *hint, size_t len);
+typedef struct tf_names {
+    char **v;
+    size_t n;
+    unsigned long spent; /* comparisons made by tf__names_hint */
+} tf_names;
+tf_names tf__declared_groups(void);
+void tf__names_hint(tf_names *names, const char *want, char *hint, size_t len);
+void tf__names_free(tf_names *names);
+void tf__hint_factory(const char *want, char *hint, size_t len);
 /* Fatal signals (fatal.c): SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT. A libtf
  * handler catches them all with tf__catch_fatal (nonzero if sigaction
  * failed) and, when done, hands the signal on with tf__fatal_pass_on. */

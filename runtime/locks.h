@@ -44,6 +44,9 @@
  * registry    ../registry/registry.c. Groups, TUs, holders, the selection,
  *             the settles running. Held: env. Child: other threads' settles
  *             are dropped and the condition made anew.
+ * hints       hints.c. The names TF_SELECT and TF_TRIGGERS wait for, checked
+ *             as each TU registers (the registry's observer). Held: registry.
+ *             Child: released.
  * permission  ../registry/permission.c. Trusted modules, seals, denials.
  *             Held: none. Child: released.
  * dprint      dprint.c. The list of streams; each stream's lock, its lines.
@@ -59,6 +62,8 @@
  * files       files.c. The files TF has open, for the one-variable-per-file
  *             check. Held: env, or any row above (a leaf). Child: drops the
  *             files its parent's threads had open for a report.
+ * cond        control/cond.c. The conditions on arguments whose calls are
+ *             checked at exit. Held: none (a leaf). Child: released.
  * interpose   interpose.c. The longjmp callbacks. Held: none. Child: released.
  *
  * Exceptions, said where they are: a stream given to tf_dprint(FILE *) is
@@ -77,11 +82,13 @@
     X(env, "env.c", tf__env_fork)                                              \
     X(factories, "factories.c", tf__factories_fork)                           \
     X(registry, "../registry/registry.c", tf__registry_fork)                  \
+    X(hints, "hints.c", tf__hints_fork)                                        \
     X(permission, "../registry/permission.c", tf__permission_fork)            \
     X(dprint, "dprint.c", tf__dprint_fork)                                     \
     X(timing, "timing/timing_stack.c timing/timing_internal.h", tf__timing_fork) \
     X(record, "record/classes.c", tf__record_fork)                            \
     X(files, "files.c", tf__files_fork)                                        \
+    X(cond, "control/cond.c", tf__cond_fork)                                   \
     X(interpose, "interpose.c", tf__interpose_fork)
 
 typedef struct tf__lock_row {
@@ -94,6 +101,7 @@ extern const tf__lock_row tf__lock_rows[];
 extern const int tf__nlock_rows;
 
 void tf__files_fork(int phase);
+void tf__cond_fork(int phase);
 void tf__interpose_fork(int phase);
 
 #endif

@@ -45,6 +45,9 @@ struct trigger {
     int once;
     uint64_t every_ns;
     char text[256];       /* as the user wrote it, for listing */
+    tf_pending *seen;     /* TF_TRIGGERS: its function glob, checked at exit */
+    tf_cond_seen args;    /* the argument names its condition met (.silent.args) */
+    int item;             /* TF_TRIGGERS: its place there */
     unsigned long fired, suppressed;
     uint64_t last_ns;
     int number;           /* what tf-ctl shows; never given twice */
@@ -182,9 +185,14 @@ static void w_enter(tf_monitor *self, int id, const tf_args *args)
     if (!f)
         return;
     f->t0 = tf__now_ns();
-    for (int k = 0; k < w->set->n; k++)
-        if ((mask >> k & 1) && tf__cond_enter_ok(&w->set->t[k]->cond, f->depth, args))
+    for (int k = 0; k < w->set->n; k++) {
+        if (!(mask >> k & 1))
+            continue;
+        struct trigger *t = w->set->t[k];
+        tf__cond_note(&t->cond, &t->args, args);
+        if (tf__cond_enter_ok(&t->cond, f->depth, args))
             f->flags |= 1u << k;
+    }
     fire_all(w, mask, EV_ENTER, f, 0);
 }
 
@@ -279,7 +287,7 @@ static int parse_event(tf_cursor *c, struct trigger *t)
             t->event = e;
             return 0;
         }
-    return tf__cur_fail(c, "expected an event: enter, exit or throw");
+    return tf__cur_fail_word(c, events, 3, "expected an event: enter, exit or throw");
 }
 
 static int is_mode_word(tf_cursor *c)
@@ -297,10 +305,10 @@ static int parse_action(tf_cursor *c, struct trigger *t, int from_socket)
     while (a < 4 && !tf__cur_keyword(c, actions[a]))
         a++;
     if (a == 4)
-        return tf__cur_fail(c, "expected an action: register, clear, snapshot or report");
+        return tf__cur_fail_word(c, actions, 4, "expected an action: register, clear, snapshot or report");
     t->action = a;
     if (a == A_REGISTER) {
-        t->factory = tf__parse_registration(c, t->group, sizeof t->group);
+        t->factory = tf__parse_registration(c, t->group, sizeof t->group, "a trigger's register action");
         return t->factory ? 0 : -1;
     }
     tf__cur_ws(c);
@@ -325,8 +333,9 @@ static int parse_mode(tf_cursor *c, struct trigger *t)
     else if (tf__cur_keyword(c, "every") && tf__cur_duration(c, &t->every_ns) < 0)
         return -1;
     tf__cur_ws(c);
+    static const char *const modes[] = {"once", "every"};
     if (c->s[c->i])
-        return tf__cur_fail(c, "expected 'once', 'every DURATION' or the end");
+        return tf__cur_fail_word(c, modes, 2, "expected 'once', 'every DURATION' or the end");
     return 0;
 }
 
@@ -355,7 +364,42 @@ static int parse(tf_cursor *c, struct trigger *t, int from_socket)
     return parse_mode(c, t);
 }
 
-int tf__trigger_add(tf_cursor *c, const char *who, int from_socket)
+static void check_at_exit(void);
+static void check_later(void)
+{
+    atexit(check_at_exit);
+}
+
+/* A trigger from tf-ctl is for the code loaded now: one that could never
+ * fire is refused, saying why (docs/design.md .silent.nearest). */
+static int fires_never(tf_cursor *c, const struct trigger *t, size_t start)
+{
+    tf_pending *seen = tf__pending_function(t->func);
+    if (!seen)
+        return tf__cur_fail(c, "out of memory");
+    int rc = 0;
+    char shown[96];
+    tf__escape(shown, sizeof shown, t->func);
+    c->i = start;
+    if (tf__pending_info_only(seen)) {
+        rc = tf__cur_fail(c, "'%s' names only info functions, which have no enter, exit or throw "
+                             "of their own: trigger on the monitored function that calls them; "
+                             "nothing added", shown);
+    } else if (!tf__pending_matched(seen)) {
+        char hint[256];
+        tf__pending_hint(seen, hint, sizeof hint);
+        rc = tf__cur_fail(c, "no monitored function of the code loaded matches '%s'; nothing added%s%s",
+                          shown, *hint ? "; " : "", hint);
+    }
+    tf__pending_free(seen);
+    if (rc == 0 && (t->action == A_REGISTER || t->action == A_CLEAR)) {
+        const char *arrow = strstr(c->s, "->"), *g = arrow ? strstr(arrow, t->group) : NULL;
+        rc = tf__group_unknown(c, t->group, g ? (size_t)(g - c->s) : 0, "nothing added");
+    }
+    return rc;
+}
+
+int tf__trigger_add(tf_cursor *c, const char *who, int from_socket, int item)
 {
     struct trigger *t = calloc(1, sizeof *t);
     if (!t)
@@ -363,10 +407,13 @@ int tf__trigger_add(tf_cursor *c, const char *who, int from_socket)
     tf__cur_ws(c);
     size_t start = c->i;
     tf__escape(t->text, sizeof t->text, c->s + c->i);
-    if (parse(c, t, from_socket) < 0) {
+    if (parse(c, t, from_socket) < 0 || (!item && fires_never(c, t, start) < 0)) {
         free(t);
         return -1;
     }
+    t->item = item;
+    if (item) /* TF_TRIGGERS: checked at exit against what loaded meanwhile */
+        t->seen = tf__pending_function(t->func);
     pthread_mutex_lock(&add_lock);
     int full = triggers.n == MAX_TRIGGERS, number = 0;
     struct trigger_set more = triggers;
@@ -384,6 +431,8 @@ int tf__trigger_add(tf_cursor *c, const char *who, int from_socket)
                     : tf__cur_fail(c, "out of memory");
     }
     rewatch();
+    static pthread_once_t checked = PTHREAD_ONCE_INIT;
+    pthread_once(&checked, check_later);
     return number;
 }
 
@@ -419,6 +468,45 @@ void tf__trigger_list(FILE *out)
     pthread_mutex_unlock(&add_lock);
 }
 
+/* At exit, one live trigger: a TF_TRIGGERS item whose function glob matched
+ * no monitored function of the code that was loaded (it could not fire), a
+ * condition on an argument no call had, an action on a group nothing
+ * declares; each with why. */
+static void check_one(struct trigger *t)
+{
+    char hint[256] = "", shown[96], why[1024];
+    if (t->seen && !tf__pending_matched(t->seen)) {
+        tf__escape(shown, sizeof shown, t->func);
+        if (tf__pending_info_only(t->seen))
+            snprintf(hint, sizeof hint, "'%s' names only info functions, which have no enter, exit "
+                                        "or throw of their own: trigger on the monitored function "
+                                        "that calls them", shown);
+        else
+            tf__pending_hint(t->seen, hint, sizeof hint);
+        fprintf(stderr, "tf: TF_TRIGGERS: item %d '%s' matched no monitored function of the code "
+                        "loaded: it never fired%s%s\n", t->item, t->text, *hint ? "; " : "", hint);
+    }
+    if (tf__cond_unmet(&t->cond, &t->args, why, sizeof why))
+        fprintf(stderr, "tf: %s %d: %s\n", t->item ? "TF_TRIGGERS: item" : "tf-ctl trigger",
+                t->item ? t->item : t->number, why);
+    if (t->seen && (t->action == A_REGISTER || t->action == A_CLEAR) && !tf_group_known(t->group)) {
+        tf__hint_group(t->group, hint, sizeof hint);
+        tf__escape(shown, sizeof shown, t->group);
+        fprintf(stderr, "tf: TF_TRIGGERS: item %d '%s': no loaded code declares group '%s': "
+                        "its action did nothing%s%s\n", t->item, t->text, shown,
+                *hint ? "; " : "", hint);
+    }
+}
+
+static void check_at_exit(void)
+{
+    pthread_mutex_lock(&add_lock);
+    struct trigger_set live_ones = triggers;
+    pthread_mutex_unlock(&add_lock);
+    for (int k = 0; k < live_ones.n; k++)
+        check_one(live_ones.t[k]);
+}
+
 int tf__trigger_env(const char *value, FILE *err)
 {
     char *copy = strdup(value);
@@ -432,12 +520,11 @@ int tf__trigger_env(const char *value, FILE *err)
         index++;
         item += strspn(item, " \t\r\n"); /* columns count from the item's first word */
         tf_cursor c = {.s = item};
-        if (!*item || tf__trigger_add(&c, "environment", 0) > 0)
+        if (!*item || tf__trigger_add(&c, "environment", 0, index) > 0)
             continue;
-        char shown[64];
-        tf__escape(shown, sizeof shown, item + c.errcol - 1);
-        fprintf(err, "tf: TF_TRIGGERS: item %d, column %zu: %s (at '%s')\n", index, c.errcol,
-                c.err, shown);
+        char where[80];
+        fprintf(err, "tf: TF_TRIGGERS: item %d, column %zu: %s (%s)\n", index, c.errcol, c.err,
+                tf__cur_where(&c, where, sizeof where));
         nbad++;
     }
     free(copy);

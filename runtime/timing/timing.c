@@ -429,7 +429,7 @@ TF_API int tf_timing_clock(tf_timing_manager *tm, tf_timing_clock_info *out)
         out->read_ns = p->mono_read_ns;
         break;
     default:
-        out->source = "injected";
+        out->source = m->clock.name[0] ? m->clock.name : "injected";
         break;
     }
     fenv_t fp;
@@ -437,6 +437,19 @@ TF_API int tf_timing_clock(tf_timing_manager *tm, tf_timing_clock_info *out)
     out->overhead_ns = tt_ticks_to_ns(m, (double)m->overhead);
     tf__fp_leave(&fp);
     return TF_OK;
+}
+
+TF_API int tf_timing_name_clock(tf_timing_manager *tm, const char *name)
+{
+    tt_manager *m = (tt_manager *)tm;
+    if (!m || !name || strlen(name) >= sizeof m->clock.name)
+        return TF_EINVAL;
+    tf__lock(&m->lock);
+    int injected = m->clock.kind == TT_CLOCK_INJECTED;
+    if (injected)
+        snprintf(m->clock.name, sizeof m->clock.name, "%s", name);
+    tf__unlock(&m->lock);
+    return injected ? TF_OK : TF_EINVAL;
 }
 
 TF_API int tf_timing_set_clock(tf_timing_manager *tm, tf_timing_clock_fn fn, void *arg,
@@ -449,7 +462,7 @@ TF_API int tf_timing_set_clock(tf_timing_manager *tm, tf_timing_clock_fn fn, voi
     tf__fp_leave(&fp);
     if (!m || bad)
         return TF_EINVAL;
-    tt_clock c = {TT_CLOCK_INJECTED, fn, arg, ticks_per_second};
+    tt_clock c = {TT_CLOCK_INJECTED, fn, arg, ticks_per_second, ""};
     if (!fn)
         tt_clock_default(&c);
     tf__lock(&m->lock);

@@ -26,6 +26,7 @@
 
 #include "client.h"
 #include "escape.h"
+#include "nearest.h"
 
 #define ANSWER_WAIT_MS 10000             /* the longest the server may be silent */
 #define ANSWER_MAX (256ull << 20)        /* bytes of an answer shown; more is cut, said */
@@ -39,6 +40,9 @@ static const char help[] =
     "  status                          pid, program, socket, counts\n"
     "  groups                          every group, its factory and subgroups\n"
     "  functions [GLOB]                monitored functions <tu>.<name>, group, on/off\n"
+    "  select [+|-]GLOB[,...]          which monitored functions follow their group\n"
+    "  deselect GLOB[,...]             ... and which do not (appends -GLOB items)\n"
+    "  selection [clear]               the selection items and counts (clear: none)\n"
     "  register GROUP=FACTORY[+FACTORY...] [if CONDITION]\n"
     "  clear GROUP\n"
     "  snapshot [DIR]                  write the flight recorder now\n"
@@ -250,6 +254,23 @@ static int command(const char *pid, int argc, char **argv)
     return rc;
 }
 
+/* Bad usage: what is wrong (with the nearest word meant), then how to ask. */
+static int usage_error(const char *what, const char *word)
+{
+    static const char *const words[] = {"list", "--help"};
+    char hint[128] = "";
+    if (word) {
+        tf_nearest near;
+        tf_nearest_begin(&near, word);
+        for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+            tf_nearest_offer(&near, words[i]);
+        tf_nearest_say(&near, hint, sizeof hint);
+        tf_nearest_end(&near);
+    }
+    fprintf(stderr, "tf-ctl: %s%s%s (tf-ctl --help says how)\n", what, *hint ? "; " : "", hint);
+    return 2;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
@@ -260,11 +281,19 @@ int main(int argc, char **argv)
         return list();
     if (argc >= 3 && tf_ctl_canonical_pid(argv[1]))
         return command(argv[1], argc - 2, argv + 2);
-    if (argc >= 3 && !tf_ctl_canonical_pid(argv[1])) {
+    if (argc == 1)
+        return fputs(help, stderr), 2;
+    if (tf_ctl_canonical_pid(argv[1]))
+        return usage_error("a command is needed after the process id", NULL);
+    if (strcmp(argv[1], "list") == 0)
+        return usage_error("list takes no arguments", NULL);
+    if (argv[1][0] && strchr(" +-0123456789", argv[1][0])) { /* meant as a pid, not written as one */
         complain("'", argv[1], "' is not a process id (decimal digits, no sign, blanks or "
                               "leading zeros)");
         return 2;
     }
-    fputs(help, stderr);
-    return 2;
+    char what[512], shown[400];
+    tf__escape_str(shown, sizeof shown, argv[1]);
+    snprintf(what, sizeof what, "'%s' is neither a process id nor 'list'", shown);
+    return usage_error(what, argv[1]);
 }

@@ -29,6 +29,7 @@ typedef struct td_event {
     const char *result_text;
     const char *exc_kind;   /* TD_EXCEPTION: throw, unwind, noreturn */
     const char *exc_type;   /* ... and what dprint prints after :throw: */
+    const char *info_tp;    /* TD_INFO: "none", "enter" or "exit" (NULL: not recorded) */
 } td_event;
 
 typedef struct td_output {

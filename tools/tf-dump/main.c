@@ -33,6 +33,7 @@
 #include "names.h"
 #include "query.h"
 #include "files.h"
+#include "nearest.h"
 
 static const char usage[] =
     "usage: tf-dump [--format=text|chrome|report|replay|sqlite] [-o FILE] [--flamegraph=FILE.svg]\n"
@@ -55,6 +56,43 @@ struct options {
     td_filter_opts filter;
     td_query_opts query;
 };
+
+/* "did you mean ...?" for an option or format that is none of names. */
+static const char *hint(const char *word, const char *const *names, char *out, size_t len)
+{
+    tf_nearest near;
+    tf_nearest_begin(&near, word);
+    for (; *names; names++)
+        tf_nearest_offer(&near, *names);
+    size_t n = tf_nearest_say(&near, out, len);
+    tf_nearest_end(&near);
+    if (n && n + 2 < len) { /* "; did you mean ...?" */
+        memmove(out + 2, out, n + 1);
+        memcpy(out, "; ", 2);
+    }
+    return out;
+}
+
+/* An unknown option, with the nearest one; an option that wants "=VALUE"
+ * given without it says so. */
+static int unknown_option(const char *a)
+{
+    static const char *const options[] = {
+        "--format", "--flamegraph", "--output", "--suggest-rules", "--min-calls", "--help",
+        "--force", "--diff", "--time", "--sql", "--ask", "--explain", "--thread", "--function",
+        "--from", "--to", "--depth", "--min-duration", NULL};
+    static const char *const valued[] = {"--format", "--flamegraph", "--output", "--min-calls",
+                                         "--time", NULL};
+    if (strcmp(a, "-o") == 0)
+        return fprintf(stderr, "tf-dump: -o needs a file after it\n%s", usage), 2;
+    for (const char *const *v = valued; *v; v++)
+        if (strcmp(a, *v) == 0)
+            return fprintf(stderr, "tf-dump: %s needs a value: %s=...\n%s", a, a, usage), 2;
+    char name[64], more[128];
+    snprintf(name, sizeof name, "%.*s", (int)strcspn(a, "="), a);
+    return fprintf(stderr, "tf-dump: unknown option '%s'%s\n%s", a, hint(name, options, more, sizeof more),
+                   usage), 2;
+}
 
 static int min_calls(const char *s, uint64_t *out)
 {
@@ -108,7 +146,7 @@ static int parse(int argc, char **argv, struct options *o)
         else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
             return fputs(usage, stdout), 0;
         else if (a[0] == '-' && a[1])
-            return fprintf(stderr, "tf-dump: unknown option '%s'\n%s", a, usage), 2;
+            return unknown_option(a);
         else if (o->trace && o->suggest)
             return fprintf(stderr, "tf-dump: one report at a time ('%s' and '%s')\n%s", o->trace, a, usage), 2;
         else
@@ -123,11 +161,13 @@ static int parse(int argc, char **argv, struct options *o)
     if (o->suggest && (o->format || o->flame))
         return fprintf(stderr, "tf-dump: --suggest-rules reads a timing report; no --format or "
                                "--flamegraph with it\n%s", usage), 2;
+    static const char *const formats[] = {"text", "chrome", "report", "replay", "sqlite", NULL};
+    char more[128];
     if (o->format && strcmp(o->format, "text") != 0 && strcmp(o->format, "chrome") != 0 &&
         strcmp(o->format, "report") != 0 && strcmp(o->format, "replay") != 0 &&
         strcmp(o->format, "sqlite") != 0)
         return fprintf(stderr, "tf-dump: unknown format '%s' (known: text, chrome, report, replay, "
-                               "sqlite)\n", o->format), 2;
+                               "sqlite)%s\n", o->format, hint(o->format, formats, more, sizeof more)), 2;
     if (o->format && strcmp(o->format, "sqlite") == 0 && (!o->out || strcmp(o->out, "-") == 0))
         return fputs("tf-dump: --format=sqlite writes a database file: name it with -o FILE.db\n",
                      stderr), 2;

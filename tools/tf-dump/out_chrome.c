@@ -58,7 +58,7 @@ static void end(struct chrome *c, td_thread *t, int64_t ns, const td_event *e)
         fputs("}", c->out);
     } else if (e && e->result_text && *e->result_text) {
         fputs(",\"args\":{\"result\":", c->out);
-        td_json_string(c->out, e->result_text);
+        td_json_text_value(c->out, e->result_text);
         fputs("}", c->out);
     }
     fputs("}", c->out);
