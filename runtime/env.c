@@ -384,7 +384,7 @@ void tf__env_init(void)
     const char *select = tf__config_get("TF_SELECT");
     if (select) {
         tf__select(select, TF__SELECT_ENV, bad_select, NULL);
-        atexit(check_select_at_exit);
+        tf__at_exit(check_select_at_exit);
     }
     const char *monitors = tf__config_get("TF_MONITORS");
     if (!monitors)
@@ -395,5 +395,5 @@ void tf__env_init(void)
     apply_all(monitors);
     applying = 0;
     pthread_mutex_unlock(&lock);
-    atexit(check_at_exit);
+    tf__at_exit(check_at_exit);
 }

@@ -43,6 +43,8 @@ static void fork_done(int phase)
     tf__factories_fork(phase);
     tf__env_fork(phase);
     tf__control_fork(phase); /* last: a child's server starts with all locks free */
+    if (phase == TF_FORK_CHILD)
+        tf__term_fork_child(); /* its exit thread, as the control server: all locks free */
     tf__in_monitor--;
 }
 

@@ -268,7 +268,8 @@ void tf__control_init(void)
     if (strcmp(tf__config_get("TF_CONTROL"), "1") != 0)
         return;
     wanted = 1;
-    atexit(remove_socket);
+    tf__at_exit(remove_socket);
+    tf__term_arm(); /* the socket is removed on SIGTERM and friends too */
     start();
 }
 
