@@ -8,6 +8,9 @@
  *   tf-dump --flamegraph=F.svg DIR     an SVG flame graph (with or without --format)
  *   tf-dump --suggest-rules [--min-calls=N] REPORT.json
  *                                      rules-file exclude lines for hot, tiny functions
+ *   tf-dump --core CORE [EXECUTABLE]   the rings of a process out of its core dump
+ *   tf-dump --reader=tf|babeltrace2 DIR  TF's traces read only by tf-dump's own reader, or
+ *                                      only by babeltrace2 (the tests' oracle)
  *
  * Exit status 0; 1 when the trace is damaged (after printing what precedes
  * the damage) or an output cannot be written; 2 for bad usage.
@@ -21,12 +24,14 @@
 
 static const char usage[] =
     "usage: tf-dump [--format=text|chrome|report] [-o FILE] [--flamegraph=FILE.svg] TRACE_DIR\n"
-    "       tf-dump --suggest-rules [--min-calls=N] [-o FILE] TIMING_REPORT.json\n";
+    "       tf-dump --suggest-rules [--min-calls=N] [-o FILE] TIMING_REPORT.json\n"
+    "       tf-dump [--format=...] --core CORE [EXECUTABLE]\n";
 
 struct options {
     const char *format, *out, *flame, *trace;
     int suggest;
     uint64_t min_calls;
+    td_read_options read;
 };
 
 static int min_calls(const char *s, uint64_t *out)
@@ -54,6 +59,12 @@ static int parse(int argc, char **argv, struct options *o)
             o->out = a + 9;
         else if (strcmp(a, "--suggest-rules") == 0)
             o->suggest = 1;
+        else if (strcmp(a, "--core") == 0 && i + 1 < argc)
+            o->read.core = argv[++i];
+        else if (strcmp(a, "--reader=babeltrace2") == 0)
+            o->read.reader = TD_READER_BABELTRACE2;
+        else if (strcmp(a, "--reader=tf") == 0)
+            o->read.reader = TD_READER_TF;
         else if (strncmp(a, "--min-calls=", 12) == 0 && !min_calls(a + 12, &o->min_calls))
             return fprintf(stderr, "tf-dump: --min-calls wants a count, not '%s'\n", a + 12), 2;
         else if (strncmp(a, "--min-calls=", 12) == 0)
@@ -62,11 +73,16 @@ static int parse(int argc, char **argv, struct options *o)
             return fputs(usage, stdout), 0;
         else if (a[0] == '-' && a[1])
             return fprintf(stderr, "tf-dump: unknown option '%s'\n%s", a, usage), 2;
-        else if (o->trace)
-            return fprintf(stderr, "tf-dump: one trace at a time ('%s' and '%s')\n%s", o->trace, a, usage), 2;
+        else if (o->read.core && !o->read.executable && !o->trace)
+            o->read.executable = a; /* --core CORE EXECUTABLE */
+        else if (o->trace || o->read.core)
+            return fprintf(stderr, "tf-dump: one trace at a time ('%s' and '%s')\n%s",
+                           o->trace ? o->trace : o->read.core, a, usage), 2;
         else
             o->trace = a;
     }
+    if (o->read.core)
+        o->trace = o->read.core;
     if (!o->trace)
         return fputs(usage, stderr), 2;
     if (o->suggest && (o->format || o->flame))
@@ -134,7 +150,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < n; i++)
         if (!outs[i])
             return fputs("tf-dump: out of memory\n", stderr), 1;
-    rc = td_read(o.trace, n == 1 ? outs[0] : td_tee_new(outs, n));
+    rc = td_read_with(o.trace, n == 1 ? outs[0] : td_tee_new(outs, n), &o.read);
     if (out && out != stdout && fclose(out) != 0)
         rc = 1;
     if (flame && flame != stdout && fclose(flame) != 0)

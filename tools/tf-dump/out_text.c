@@ -81,6 +81,12 @@ static int t_event(void *self, const td_event *e)
     case TD_EXCEPTION:
         fprintf(out, ":throw:%s", e->exc_type ? e->exc_type : "unknown");
         break;
+    case TD_SIGNAL: /* "signal SIGSEGV (code 1, address 0x0)": func is "" */
+        fprintf(out, "signal %s (code %lld", e->sig_name, (long long)e->sig_code);
+        if (e->sig_has_addr)
+            fprintf(out, ", address 0x%llx", (unsigned long long)e->sig_addr);
+        fputs(")", out);
+        break;
     }
     return putc('\n', out) == EOF;
 }
