@@ -78,21 +78,30 @@ size_t rm_preamble(char *out, size_t cap, const rt_counts *c)
     tf__buf_puts(&b, tf__clock_tsc ? "\ttf_clock = \"tsc\";\n" : "\ttf_clock = \"monotonic\";\n");
     put_counts(&b, c);
     tf__buf_puts(&b, "};\n\n");
-    double hz = tf__clock_hz(0);
-    int64_t off = tf__clock_epoch_offset_ns(hz);
-    int64_t secs = off / 1000000000, rest = off % 1000000000;
-    if (rest < 0) {
-        rest += 1000000000;
-        secs--;
+    /* The pool's calibration, as tf-dump reads it from a ring file too. */
+    uint64_t freq, offset;
+    int64_t secs;
+    rt_pool *p = rt_pool_now();
+    rt_pool_clock_point();
+    if (!p || !tfr_clock_of(p->hdr, &freq, &secs, &offset)) {
+        double hz = tf__clock_hz(0);
+        int64_t off = tf__clock_epoch_offset_ns(hz), rest = off % 1000000000;
+        secs = off / 1000000000;
+        if (rest < 0) {
+            rest += 1000000000;
+            secs--;
+        }
+        freq = (uint64_t)(hz + 0.5);
+        offset = (uint64_t)((double)rest * hz / 1e9);
     }
     tf__buf_puts(&b, "clock {\n\tname = \"tf\";\n\tdescription = \"");
     tf__buf_puts(&b, tf__clock_tsc ? "TSC, calibrated against CLOCK_MONOTONIC" : "CLOCK_MONOTONIC");
     tf__buf_puts(&b, "\";\n\tfreq = ");
-    tf__buf_uint(&b, (uint64_t)(hz + 0.5));
+    tf__buf_uint(&b, freq);
     tf__buf_puts(&b, ";\n\tprecision = 1;\n\toffset_s = ");
     tf__buf_int(&b, secs);
     tf__buf_puts(&b, ";\n\toffset = ");
-    tf__buf_uint(&b, (uint64_t)((double)rest * hz / 1e9));
+    tf__buf_uint(&b, offset);
     tf__buf_puts(&b, ";\n\tabsolute = FALSE;\n};\n\n");
     tf__buf_puts(&b, tfr_tsdl_clocked);
     return b.len;

@@ -296,11 +296,12 @@ static uint32_t take_free(rt_pool *p)
         return s;
     }
     tfr_header *h = p->hdr;
-    if (used_slots == h->usable) {
-        uint32_t chunk = (1u << 20) / h->psize > 16 ? (1u << 20) / h->psize : 16;
-        back(p, h->nslots - used_slots < chunk ? h->nslots : used_slots + chunk);
-    }
-    return used_slots < h->usable ? used_slots++ : TFR_NONE;
+    if (used_slots == h->usable) /* 4 more packets at a time: a process that records little keeps little */
+        back(p, h->nslots - used_slots < 4 ? h->nslots : used_slots + 4);
+    if (used_slots == h->usable)
+        return TFR_NONE;
+    __atomic_store_n(&used_slots, used_slots + 1, __ATOMIC_RELEASE); /* readers scan up to it */
+    return used_slots - 1;
 }
 
 static void give_back(rt_pool *p, uint32_t s)
@@ -459,7 +460,7 @@ static void open_packet(rt_pool *p, rt_ring *r, uint32_t s, uint64_t now)
     tf__thread_name(name);
     memcpy(pk + TFR_P_THREAD, name, 16);
     r->seq = seq;
-    r->last = now;
+    __atomic_store_n(&r->last, now, __ATOMIC_RELAXED);
     r->end = (uint64_t)(uintptr_t)(pk + p->hdr->psize);
     __atomic_store_n(&r->pos, (uint64_t)(uintptr_t)(pk + TFR_P_HEADER), __ATOMIC_RELAXED);
     __atomic_store_n(&r->cur, s, __ATOMIC_RELEASE);
@@ -477,6 +478,17 @@ static void clock_point(tfr_header *h)
     h->tsc1 = tf__clock_now();
     h->mono1 = tf__clock_mono_ns();
     __atomic_store_n(&h->clock_gen, g + 2, __ATOMIC_RELEASE);
+}
+
+/* A dump's metadata reads the clock's rate from the same points a reader
+ * of the ring file does (tsdl.h): the two give the same times. */
+void rt_pool_clock_point(void)
+{
+    rt_pool *p = rt_pool_now();
+    if (p && pool_lock() == 0) {
+        clock_point(p->hdr);
+        pool_unlock();
+    }
 }
 
 static uint32_t next_ring_mode(rt_pool *p, rt_ring *r, int *why)
@@ -614,7 +626,11 @@ void rt_pool_flushed(rt_ring *r, uint64_t seq)
     pool_unlock();
 }
 
-/* ---- readers in the process (dump.c, stream.c) ---------------------------------- */
+/* ---- readers in the process (dump.c, stream.c) ----------------------------------
+ * A seqlock: the packet's bytes are read while their thread may reopen the
+ * packet, and the copy is thrown away if the slot's generation moved. That
+ * is a data race by design, which ThreadSanitizer would report: the readers
+ * are not instrumented (TF_SEQLOCK_READER). */
 
 static int before(const rt_packet_ref *a, const rt_packet_ref *b)
 {
@@ -647,7 +663,7 @@ static void sort_refs(rt_packet_ref *v, uint32_t n)
     }
 }
 
-uint32_t rt_pool_collect(rt_pool *p, rt_packet_ref *out, int unwritten)
+TF_SEQLOCK_READER uint32_t rt_pool_collect(rt_pool *p, rt_packet_ref *out, int unwritten)
 {
     uint32_t n = 0, used = __atomic_load_n(&used_slots, __ATOMIC_ACQUIRE);
     for (uint32_t s = 0; s < used && s < p->hdr->nslots; s++) {
@@ -669,7 +685,7 @@ uint32_t rt_pool_collect(rt_pool *p, rt_packet_ref *out, int unwritten)
     return n;
 }
 
-size_t rt_pool_copy(rt_pool *p, const rt_packet_ref *ref, unsigned char *out)
+TF_SEQLOCK_READER size_t rt_pool_copy(rt_pool *p, const rt_packet_ref *ref, unsigned char *out)
 {
     tfr_slot *sl = &p->slots[ref->slot];
     uint64_t g = __atomic_load_n(&sl->gen, __ATOMIC_ACQUIRE);

@@ -25,6 +25,18 @@
 #define RP_MIN_PACKETS 4u
 
 typedef tfr_ring rt_ring;
+/* A seqlock's reader (pool.c): its races are by design, checked by the
+ * generation, and not ThreadSanitizer's to report. */
+#if defined(__SANITIZE_THREAD__)
+#define TF_SEQLOCK_READER __attribute__((no_sanitize("thread")))
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TF_SEQLOCK_READER __attribute__((no_sanitize("thread")))
+#endif
+#endif
+#ifndef TF_SEQLOCK_READER
+#define TF_SEQLOCK_READER
+#endif
 
 /* The calling thread's ring, made at its first event (NULL: none could be
  * had, counted in lost). */
@@ -50,7 +62,7 @@ static inline unsigned char *rt_ring_reserve(rt_ring *r, size_t n, uint64_t now)
  * open packet up to pos. */
 static inline void rt_ring_commit(rt_ring *r, unsigned char *p, uint64_t now)
 {
-    r->last = now;
+    __atomic_store_n(&r->last, now, __ATOMIC_RELAXED); /* a plain store: a dump reads it */
     __atomic_store_n(&r->pos, (uint64_t)(uintptr_t)p, __ATOMIC_RELEASE);
 }
 /* Counts n events lost for cause (TFR_LOST_*), on r's stream too if r;
@@ -106,6 +118,8 @@ uint32_t rt_pool_collect(rt_pool *p, rt_packet_ref *out, int unwritten);
 size_t rt_pool_copy(rt_pool *p, const rt_packet_ref *ref, unsigned char *out);
 /* Appends a metadata log record (classes.c, under its lock). */
 void rt_pool_log(int kind, const char *text, size_t len);
+/* The clock's latest calibration point into the pool's header. */
+void rt_pool_clock_point(void);
 /* The ring file is no longer needed: the trace was written in full. */
 void rt_pool_retire(void);
 void rt_pool_fork(int phase);

@@ -32,8 +32,8 @@ __attribute__((constructor(101))) static void make_key(void)
 
 void rt_lost(rt_ring *r, int cause, uint64_t n)
 {
-    if (r)
-        r->discarded += n;
+    if (r) /* relaxed: a dump on another thread reads it */
+        __atomic_store_n(&r->discarded, r->discarded + n, __ATOMIC_RELAXED);
     rt_pool *p = rt_pool_now();
     __atomic_fetch_add(p ? &p->hdr->lost[cause] : &lost_early[cause], n, __ATOMIC_RELAXED);
 }

@@ -13,6 +13,8 @@
 #ifndef TF_RECORD_TSDL_H
 #define TF_RECORD_TSDL_H
 
+#include "layout.h"
+
 #define TFR_UNUSED __attribute__((unused))
 
 static const char tfr_tsdl_types[] TFR_UNUSED =
@@ -64,5 +66,30 @@ static const char tfr_tsdl_fixed_events[] TFR_UNUSED =
 #include "events.def"
     "\n";
 #undef TF_RECORD_EVENT
+
+/* The clock of a ring file's header as the metadata declares it: the rate
+ * from the calibration's start to its latest point, the offset of clock 0
+ * to the epoch. The recorder (metadata.c) and tf-dump (rings.c) compute it
+ * alike, so a trace and the ring file it came from give the same times.
+ * 0 when the rate was not measured (a span under a microsecond). */
+static inline int tfr_clock_of(const tfr_header *h, uint64_t *freq, int64_t *offset_s, uint64_t *offset)
+{
+    double hz = 1e9;
+    int measured = !(h->flags & TFR_TSC);
+    if (h->flags & TFR_TSC && !(h->clock_gen & 1) && h->mono1 > h->mono0 + 1000 && h->tsc1 > h->tsc0) {
+        hz = (double)(h->tsc1 - h->tsc0) * 1e9 / (double)(h->mono1 - h->mono0);
+        measured = 1;
+    }
+    int64_t off = (int64_t)h->real0 - (int64_t)((double)h->tsc0 * 1e9 / hz);
+    int64_t secs = off / 1000000000, rest = off % 1000000000;
+    if (rest < 0) {
+        rest += 1000000000;
+        secs--;
+    }
+    *freq = (uint64_t)(hz + 0.5);
+    *offset_s = secs;
+    *offset = (uint64_t)((double)rest * hz / 1e9);
+    return measured;
+}
 
 #endif

@@ -571,6 +571,8 @@ static void env_entry(parser *P, const char *key)
         m->procname = P->s;
     else if (!strcmp(key, "tf_recording") && P->t == T_STR)
         m->recording = P->s;
+    else if (!strcmp(key, "tf_mode") && P->t == T_STR)
+        m->stream = !strcmp(P->s, "stream");
     else if ((i = env_count(key, lost_names, TFR_NLOST)) != UINT64_MAX && P->t == T_NUM)
         m->lost[i] = (uint64_t)P->num, m->have_counts = 1;
     else if ((i = env_count(key, drop_names, TFR_NDROPS)) != UINT64_MAX && P->t == T_NUM)

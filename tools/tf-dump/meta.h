@@ -57,6 +57,7 @@ typedef struct td_meta {
     uint64_t lost[16], dropped[16]; /* env.tf_lost_*, tf_dropped_* (names in layout.h) */
     int have_counts;
     const char *recording; /* env.tf_recording */
+    int stream;            /* env.tf_mode is "stream": every packet was meant to be written */
     struct td_arena *arena;
 } td_meta;
 

@@ -41,7 +41,7 @@ typedef struct stream {
     size_t size;
     int mapped;
     size_t at, pos, content_end, end; /* this packet, the next event, its content, its end */
-    uint64_t ts, seq, discarded, first_discarded;
+    uint64_t ts, seq, discarded, first_discarded, missing;
     int have_seq, in_packet;
     char thread[17];
     int64_t tid;
@@ -236,12 +236,12 @@ static int begin_packet(stream *s)
     char why[128];
     const char *bad = s->at < s->size ? packet_bad(s, s->at, why, sizeof why) : NULL;
     if (bad) {
+        char first[160], scratch[128];
+        snprintf(first, sizeof first, "%s", bad);
         size_t o = s->at + 1;
-        while (o + TFR_P_HEADER <= s->size && packet_bad(s, o, why, sizeof why))
+        while (o + TFR_P_HEADER <= s->size && packet_bad(s, o, scratch, sizeof scratch))
             o++;
         o = o + TFR_P_HEADER <= s->size ? o : s->size;
-        char first[160];
-        snprintf(first, sizeof first, "%s", bad);
         skipped(s, s->at, o, first);
         s->at = o;
     }
@@ -252,6 +252,8 @@ static int begin_packet(stream *s)
     s->content_end = s->at + u32(p + TFR_P_CONTENT) / 8;
     s->end = s->at + u32(p + TFR_P_SIZE) / 8;
     s->ts = u64(p + TFR_P_TS_BEGIN);
+    if (s->have_seq)
+        s->missing += u64(p + TFR_P_SEQ) - s->seq - 1;
     s->seq = u64(p + TFR_P_SEQ);
     uint64_t disc = u64(p + TFR_P_DISCARDED);
     if (!s->have_seq)
@@ -718,6 +720,11 @@ static void say_losses(const td_trace *t)
     if (m->dropped[TFR_DROP_THREADS])
         fprintf(stderr, "tf-dump: %s: the events of %llu ended threads were dropped to stay within "
                 "TF_RECORD_TOTAL\n", t->name, (unsigned long long)m->dropped[TFR_DROP_THREADS]);
+    for (uint32_t i = 0; m->stream && i < t->n; i++)
+        if (t->streams[i]->missing)
+            fprintf(stderr, "tf-dump: %s: %llu packets are missing (their sequence numbers are "
+                    "skipped): stream mode could not write them\n", t->streams[i]->name,
+                    (unsigned long long)t->streams[i]->missing);
     if (m->dropped[TFR_DROP_DISK])
         fprintf(stderr, "tf-dump: %s: %llu packets could not be written to the disk\n", t->name,
                 (unsigned long long)m->dropped[TFR_DROP_DISK]);

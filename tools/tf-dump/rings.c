@@ -97,28 +97,18 @@ static void env(text *t, const tfr_header *h)
     puts_(t, "};\n\n");
 }
 
-/* The clock's rate from the two calibration points the recorder kept. */
+/* The clock as the recorder declares it (tsdl.h, tfr_clock_of). */
 static void clock_block(text *t, const tfr_header *h, const char *name)
 {
-    double hz = 1e9;
-    if (h->flags & TFR_TSC) {
-        uint64_t span = h->mono1 - h->mono0;
-        if (!(h->clock_gen & 1) && h->mono1 > h->mono0 && span >= 1000 && h->tsc1 > h->tsc0)
-            hz = (double)(h->tsc1 - h->tsc0) * 1e9 / (double)span;
-        else
-            fprintf(stderr, "tf-dump: %s: the clock's rate was not measured before the process "
-                    "stopped: times are taken as nanoseconds\n", name);
-    }
-    int64_t off = (int64_t)h->real0 - (int64_t)((double)h->tsc0 * 1e9 / hz);
-    int64_t secs = off / 1000000000, rest = off % 1000000000;
-    if (rest < 0) {
-        rest += 1000000000;
-        secs--;
-    }
+    uint64_t freq, offset;
+    int64_t offset_s;
+    if (!tfr_clock_of(h, &freq, &offset_s, &offset))
+        fprintf(stderr, "tf-dump: %s: the clock's rate was not measured before the process "
+                "stopped: times are taken as nanoseconds\n", name);
     printf_(t, "clock {\n\tname = \"tf\";\n\tdescription = \"%s\";\n\tfreq = %llu;\n\tprecision = 1;\n"
                "\toffset_s = %lld;\n\toffset = %llu;\n\tabsolute = FALSE;\n};\n\n",
             h->flags & TFR_TSC ? "TSC, calibrated against CLOCK_MONOTONIC" : "CLOCK_MONOTONIC",
-            (unsigned long long)(hz + 0.5), (long long)secs, (unsigned long long)((double)rest * hz / 1e9));
+            (unsigned long long)freq, (long long)offset_s, (unsigned long long)offset);
 }
 
 /* The first id of a TU's labels ("\t\"tu.f\" = 12,\n..."). */
