@@ -23,9 +23,10 @@
  *   at once (Ctrl-C twice); the ring file keeps the recording anyway.
  */
 #define _GNU_SOURCE
-#include <fcntl.h>
+#include <linux/futex.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -51,7 +52,7 @@ static struct {
 } disp[TF_NTERM];
 static int spin; /* the dispositions' lock; taken with every signal blocked */
 
-static int armed, pipe_fds[2] = {-1, -1};
+static int armed, go; /* go: the exit thread's futex word */
 static pthread_t helper;
 static int helper_running;
 static int terminating;  /* the first termination signal taken */
@@ -89,12 +90,12 @@ static void nap_ms(long ms)
     nanosleep(&t, NULL);
 }
 
-/* The exit thread: waits for the handler's byte, runs the exit work. */
+/* The exit thread: sleeps on a futex (no file descriptor of the program's
+ * is taken) until a handler wakes it, then runs the exit work. */
 static void *exit_thread(void *arg)
 {
-    char c;
-    while (read(pipe_fds[0], &c, 1) < 0 && errno == EINTR)
-        ;
+    while (!__atomic_load_n(&go, __ATOMIC_ACQUIRE))
+        syscall(SYS_futex, &go, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
     /* tf-ctl's report or snapshot in progress is finished first */
     for (int i = 0; i < 100 * EXIT_WAIT_S && __atomic_load_n(&busy_actions, __ATOMIC_ACQUIRE); i++)
         nap_ms(10);
@@ -106,10 +107,6 @@ static void *exit_thread(void *arg)
 
 static void start_helper(void)
 {
-    if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
-        pipe_fds[0] = pipe_fds[1] = -1;
-        return;
-    }
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old); /* signals go to the program's threads */
@@ -135,8 +132,9 @@ static void on_term(int sig, siginfo_t *info, void *uctx)
     int saved = errno;
     if (__atomic_exchange_n(&terminating, sig, __ATOMIC_ACQ_REL) == 0) {
         tf__record_terminate(sig, info);
-        char one = 1;
-        if (helper_running && write(pipe_fds[1], &one, 1) == 1) {
+        if (helper_running) {
+            __atomic_store_n(&go, 1, __ATOMIC_RELEASE);
+            syscall(SYS_futex, &go, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
             int ms = 0;
             while (!__atomic_load_n(&work_done, __ATOMIC_ACQUIRE) && ms < 1000 * EXIT_WAIT_S) {
                 nap_ms(5);
@@ -235,17 +233,25 @@ int tf__term_sigaction(int sig, const struct sigaction *sa, struct sigaction *ol
     return rc;
 }
 
+/* ThreadSanitizer cannot run a thread started in the child of a fork that
+ * had threads: there a child's termination signal writes the recording only. */
+#if defined(__SANITIZE_THREAD__)
+#define CHILD_EXIT_THREAD 0
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define CHILD_EXIT_THREAD 0
+#endif
+#endif
+#ifndef CHILD_EXIT_THREAD
+#define CHILD_EXIT_THREAD 1
+#endif
+
 /* The child has no exit thread: it gets its own; a disposition stays. */
 void tf__term_fork_child(void)
 {
     spin = 0;
-    terminating = work_done = busy_actions = 0;
+    terminating = work_done = busy_actions = go = 0;
     helper_running = 0;
-    if (pipe_fds[0] >= 0) {
-        close(pipe_fds[0]);
-        close(pipe_fds[1]);
-        pipe_fds[0] = pipe_fds[1] = -1;
-    }
-    if (__atomic_load_n(&armed, __ATOMIC_ACQUIRE))
+    if (CHILD_EXIT_THREAD && __atomic_load_n(&armed, __ATOMIC_ACQUIRE))
         start_helper();
 }

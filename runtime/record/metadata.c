@@ -81,9 +81,8 @@ size_t rm_preamble(char *out, size_t cap, const rt_counts *c)
     /* The pool's calibration, as tf-dump reads it from a ring file too. */
     uint64_t freq, offset;
     int64_t secs;
-    rt_pool *p = rt_pool_now();
-    rt_pool_clock_point();
-    if (!p || !tfr_clock_of(p->hdr, &freq, &secs, &offset)) {
+    tfr_header h;
+    if (rt_pool_clock(&h) != 0 || !tfr_clock_of(&h, &freq, &secs, &offset)) {
         double hz = tf__clock_hz(0);
         int64_t off = tf__clock_epoch_offset_ns(hz), rest = off % 1000000000;
         secs = off / 1000000000;

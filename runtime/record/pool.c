@@ -444,7 +444,7 @@ static void open_packet(rt_pool *p, rt_ring *r, uint32_t s, uint64_t now)
     uint64_t gen = sl->gen | 1;
     __atomic_store_n(&sl->gen, gen, __ATOMIC_RELAXED); /* odd: readers keep off */
     __atomic_thread_fence(__ATOMIC_RELEASE);
-    sl->ring = ring_index(p, r) + 1;
+    __atomic_store_n(&sl->ring, ring_index(p, r) + 1, __ATOMIC_RELAXED); /* read by dumps */
     sl->flags = 0;
     unsigned char *pk = rt_packet(p, s);
     uint64_t seq = r->seq + 1; /* UINT64_MAX + 1: the first is 0 */
@@ -481,14 +481,20 @@ static void clock_point(tfr_header *h)
 }
 
 /* A dump's metadata reads the clock's rate from the same points a reader
- * of the ring file does (tsdl.h): the two give the same times. */
-void rt_pool_clock_point(void)
+ * of the ring file does (tsdl.h): the two give the same times. A thread
+ * that holds the lock (a signal handler's dump) copies them as they are. */
+int rt_pool_clock(tfr_header *copy)
 {
     rt_pool *p = rt_pool_now();
-    if (p && pool_lock() == 0) {
+    if (!p)
+        return -1;
+    int locked = pool_lock() == 0;
+    if (locked)
         clock_point(p->hdr);
+    *copy = *p->hdr;
+    if (locked)
         pool_unlock();
-    }
+    return 0;
 }
 
 static uint32_t next_ring_mode(rt_pool *p, rt_ring *r, int *why)
@@ -573,14 +579,21 @@ rt_ring *rt_pool_ring_new(int *why)
         return NULL;
     rt_ring *r = take_ring(p);
     *why = TFR_LOST_BUDGET;
-    if (r) {
-        memset(r, 0, sizeof *r);
-        r->cur = r->head = r->tail = r->pin_head = r->pin_tail = r->next = TFR_NONE;
+    if (r) { /* a dump may read a reused record meanwhile: what it reads is atomic */
+        __atomic_store_n(&r->pos, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&r->last, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&r->discarded, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&r->cur, TFR_NONE, __ATOMIC_RELAXED);
+        __atomic_store_n(&r->flushed, 0, __ATOMIC_RELAXED);
+        r->end = 0;
+        r->busy = r->rare = r->count = r->npinned = 0;
+        r->head = r->tail = r->pin_head = r->pin_tail = r->next = TFR_NONE;
         r->seq = UINT64_MAX;
         r->fd = -1;
         r->max = p->hdr->max_packets;
         r->tid = (uint32_t)syscall(SYS_gettid);
-        r->number = ++p->hdr->threads;
+        __atomic_store_n(&r->number, __atomic_add_fetch(&p->hdr->threads, 1, __ATOMIC_RELAXED),
+                         __ATOMIC_RELAXED);
         __atomic_store_n(&r->state, TFR_RING_LIVE, __ATOMIC_RELEASE);
     }
     pool_unlock();
@@ -629,8 +642,24 @@ void rt_pool_flushed(rt_ring *r, uint64_t seq)
 /* ---- readers in the process (dump.c, stream.c) ----------------------------------
  * A seqlock: the packet's bytes are read while their thread may reopen the
  * packet, and the copy is thrown away if the slot's generation moved. That
- * is a data race by design, which ThreadSanitizer would report: the readers
- * are not instrumented (TF_SEQLOCK_READER). */
+ * is a data race by design: ThreadSanitizer is told to ignore those reads
+ * (its annotations for seqlock readers), and checks everything else. */
+#if defined(__SANITIZE_THREAD__)
+#define SEQLOCK_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SEQLOCK_TSAN 1
+#endif
+#endif
+#ifdef SEQLOCK_TSAN
+void AnnotateIgnoreReadsBegin(const char *file, int line);
+void AnnotateIgnoreReadsEnd(const char *file, int line);
+#define SEQLOCK_READS_BEGIN() AnnotateIgnoreReadsBegin(__FILE__, __LINE__)
+#define SEQLOCK_READS_END() AnnotateIgnoreReadsEnd(__FILE__, __LINE__)
+#else
+#define SEQLOCK_READS_BEGIN() ((void)0)
+#define SEQLOCK_READS_END() ((void)0)
+#endif
 
 static int before(const rt_packet_ref *a, const rt_packet_ref *b)
 {
@@ -663,7 +692,7 @@ static void sort_refs(rt_packet_ref *v, uint32_t n)
     }
 }
 
-TF_SEQLOCK_READER uint32_t rt_pool_collect(rt_pool *p, rt_packet_ref *out, int unwritten)
+uint32_t rt_pool_collect(rt_pool *p, rt_packet_ref *out, int unwritten)
 {
     uint32_t n = 0, used = __atomic_load_n(&used_slots, __ATOMIC_ACQUIRE);
     for (uint32_t s = 0; s < used && s < p->hdr->nslots; s++) {
@@ -673,8 +702,11 @@ TF_SEQLOCK_READER uint32_t rt_pool_collect(rt_pool *p, rt_packet_ref *out, int u
         if ((g & 1) || !owner || owner > p->hdr->nrings)
             continue;
         const rt_ring *r = &p->rings[owner - 1];
+        SEQLOCK_READS_BEGIN();
+        uint64_t seq = seq_of(p, s);
+        SEQLOCK_READS_END();
         rt_packet_ref ref = {__atomic_load_n(&r->number, __ATOMIC_RELAXED), owner - 1, s,
-                             __atomic_load_n(&r->cur, __ATOMIC_ACQUIRE) == s, seq_of(p, s)};
+                             __atomic_load_n(&r->cur, __ATOMIC_ACQUIRE) == s, seq};
         uint64_t flushed = __atomic_load_n(&r->flushed, __ATOMIC_ACQUIRE);
         __atomic_thread_fence(__ATOMIC_ACQUIRE);
         if (__atomic_load_n(&sl->gen, __ATOMIC_RELAXED) != g || (unwritten && ref.seq < flushed))
@@ -685,7 +717,7 @@ TF_SEQLOCK_READER uint32_t rt_pool_collect(rt_pool *p, rt_packet_ref *out, int u
     return n;
 }
 
-TF_SEQLOCK_READER size_t rt_pool_copy(rt_pool *p, const rt_packet_ref *ref, unsigned char *out)
+size_t rt_pool_copy(rt_pool *p, const rt_packet_ref *ref, unsigned char *out)
 {
     tfr_slot *sl = &p->slots[ref->slot];
     uint64_t g = __atomic_load_n(&sl->gen, __ATOMIC_ACQUIRE);
@@ -700,10 +732,13 @@ TF_SEQLOCK_READER size_t rt_pool_copy(rt_pool *p, const rt_packet_ref *ref, unsi
     int open = __atomic_load_n(&r->cur, __ATOMIC_ACQUIRE) == ref->slot;
     uint64_t pos = __atomic_load_n(&r->pos, __ATOMIC_ACQUIRE), at = (uint64_t)(uintptr_t)pk;
     open = open && pos >= at + TFR_P_HEADER && pos <= at + psize;
+    SEQLOCK_READS_BEGIN();
     size_t len = open ? (size_t)(pos - at) : get32(pk + TFR_P_CONTENT) / 8;
+    if (len >= TFR_P_HEADER && len <= psize)
+        memcpy(out, pk, len);
+    SEQLOCK_READS_END();
     if (len < TFR_P_HEADER || len > psize)
         return 0;
-    memcpy(out, pk, len);
     uint64_t last = __atomic_load_n(&r->last, __ATOMIC_RELAXED);
     uint64_t discarded = __atomic_load_n(&r->discarded, __ATOMIC_RELAXED);
     __atomic_thread_fence(__ATOMIC_ACQUIRE);

@@ -25,18 +25,6 @@
 #define RP_MIN_PACKETS 4u
 
 typedef tfr_ring rt_ring;
-/* A seqlock's reader (pool.c): its races are by design, checked by the
- * generation, and not ThreadSanitizer's to report. */
-#if defined(__SANITIZE_THREAD__)
-#define TF_SEQLOCK_READER __attribute__((no_sanitize("thread")))
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define TF_SEQLOCK_READER __attribute__((no_sanitize("thread")))
-#endif
-#endif
-#ifndef TF_SEQLOCK_READER
-#define TF_SEQLOCK_READER
-#endif
 
 /* The calling thread's ring, made at its first event (NULL: none could be
  * had, counted in lost). */
@@ -118,8 +106,9 @@ uint32_t rt_pool_collect(rt_pool *p, rt_packet_ref *out, int unwritten);
 size_t rt_pool_copy(rt_pool *p, const rt_packet_ref *ref, unsigned char *out);
 /* Appends a metadata log record (classes.c, under its lock). */
 void rt_pool_log(int kind, const char *text, size_t len);
-/* The clock's latest calibration point into the pool's header. */
-void rt_pool_clock_point(void);
+/* The pool's header with the clock's latest calibration point, into copy;
+ * -1 before there is a pool. */
+int rt_pool_clock(tfr_header *copy);
 /* The ring file is no longer needed: the trace was written in full. */
 void rt_pool_retire(void);
 void rt_pool_fork(int phase);
