@@ -269,14 +269,14 @@ static int write_valued(rt_ring *r, const rmon *m, int kind, int id, int info, i
         p = put_value(p, &v[i], i < 64 && (ptrs >> i & 1), &unreadable);
     if (!unreadable)
         rt_ring_commit(r, p, now);
-    r->rare |= kind == RC_INFO && !unreadable; /* kept where hot calls do not overwrite it */
     return unreadable;
 }
 
 /* A string whose first byte cannot be read is recorded as the pointer it is,
  * in the signature's variant with a pointer there: found out by writing the
  * event, which is then written again (a rare case pays, not every string). */
-static void valued(const rmon *m, int kind, int id, int info, int tp, const tf_value *v, uint32_t n)
+static inline __attribute__((always_inline)) void valued(const rmon *m, int kind, int id, int info,
+                                                         int tp, const tf_value *v, uint32_t n)
 {
     rt_ring *r = begin();
     if (!r)
@@ -285,6 +285,8 @@ static void valued(const rmon *m, int kind, int id, int info, int tp, const tf_v
     if (write_valued(r, m, kind, id, info, tp, v, n, ptrs) &&
         write_valued(r, m, kind, id, info, tp, v, n, ptrs | unreadable_strings(v, n)))
         rt_lost(r, TFR_LOST_STRING, 1);
+    if (kind == RC_INFO) /* its packet is kept from the thread's hot calls (.rec.rare) */
+        r->rare = 1;
     end(r);
 }
 
