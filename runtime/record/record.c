@@ -1,5 +1,5 @@
 /*
- * record.c: the factory `record` and its monitor (DESIGN.md section 9): each
+ * record.c: the factory `record` and its monitor (docs/design.md .rec): each
  * event goes into the calling thread's ring as one CTF event
  * (docs/trace-format.md). The hot path reads the clock, checks room in the
  * current packet, writes a 4-byte header, the function id and, with values,

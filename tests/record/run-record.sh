@@ -1,5 +1,5 @@
 #!/bin/bash
-# run-record.sh: the recorder end to end (issue 12): rec.c built with a
+# run-record.sh: the recorder end to end (docs/design.md .rec): rec.c built with a
 # compiler plugin, recorded, and the trace read by the real babeltrace2.
 #
 #   run-record.sh CC PLUGIN INCLUDE LIBDIR WORK OPT MODE

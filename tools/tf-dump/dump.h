@@ -1,7 +1,7 @@
 /*
  * dump.h: what tf-dump's parts share. read.c turns a CTF trace (a TF
  * recording, or an LTTng session with tf:* events) into td_events in time
- * order; each output module (out_*.c) consumes them. DESIGN.md section 9.
+ * order; each output module (out_*.c) consumes them. docs/design.md .rec.reader.
  */
 #ifndef TF_DUMP_H
 #define TF_DUMP_H

@@ -1,6 +1,6 @@
 /*
  * tf-dump: reads a TF recording (or an LTTng trace with tf:* events) and
- * prints it (DESIGN.md section 9):
+ * prints it (docs/design.md .rec.reader):
  *
  *   tf-dump DIR                        dprint lines, each prefixed [s.nnnnnnnnn]
  *   tf-dump --format=chrome DIR        Chrome trace JSON (ui.perfetto.dev)
