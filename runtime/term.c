@@ -112,8 +112,10 @@ static void start_helper(void)
     pthread_sigmask(SIG_SETMASK, &all, &old); /* signals go to the program's threads */
     helper_running = pthread_create(&helper, NULL, exit_thread, NULL) == 0;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (helper_running)
+    if (helper_running) {
+        pthread_setname_np(helper, "tf-exit"); /* what ps -L shows for libtf's thread */
         pthread_detach(helper);
+    }
 }
 
 /* The signal's default action, now: the status the program would have. */

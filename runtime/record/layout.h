@@ -44,6 +44,11 @@
 #define TFR_VERSION 1u
 #define TFR_HEADER 4096u
 #define TFR_NONE UINT32_MAX /* no slot, no ring */
+/* Ring records: one per packet (a thread holding a packet needs one), but
+ * at most this many, so that a huge TF_RECORD_TOTAL does not make a huge
+ * table: threads beyond it that record at once lose their events, counted
+ * as budget losses and said at exit. 8 MiB of records. */
+#define TFR_MAX_RINGS 65536u
 
 /* Why events are missing, each counted on its own (LTTng keeps
  * records_lost_full, _wrap and _big apart; we keep ours). One line each:

@@ -94,10 +94,10 @@ static void plan(tfr_header *h, uint32_t psize, uint32_t nslots)
 {
     h->psize = psize;
     h->nslots = nslots;
-    h->nrings = nslots;
+    h->nrings = nslots < TFR_MAX_RINGS ? nslots : TFR_MAX_RINGS;
     h->slots_off = TFR_HEADER;
     h->rings_off = round_up(h->slots_off + (uint64_t)nslots * sizeof(tfr_slot), 64);
-    h->packets_off = round_up(h->rings_off + (uint64_t)nslots * sizeof(tfr_ring), 4096);
+    h->packets_off = round_up(h->rings_off + (uint64_t)h->nrings * sizeof(tfr_ring), 4096);
     h->log_off = round_up(h->packets_off + (uint64_t)nslots * psize, 4096);
 }
 
@@ -221,12 +221,15 @@ static int make(void)
 {
     tfr_header want;
     memset(&want, 0, sizeof want);
-    uint32_t psize = rt_packet_size(rt_cfg.size);
+    /* packets small enough that the budget holds at least two of them */
+    uint32_t psize = rt_packet_size(rt_cfg.size < rt_cfg.total ? rt_cfg.size : rt_cfg.total);
     uint64_t n = rt_cfg.total / psize;
     plan(&want, psize, (uint32_t)(n < 2 ? 2 : n > 1u << 24 ? 1u << 24 : n));
     rt_pool *p = &pool;
-    if (map_pool(p, &want, !rt_cfg.stream) != 0)
+    if (map_pool(p, &want, !rt_cfg.stream) != 0) {
+        say_once("no memory for the rings (TF_RECORD_TOTAL): nothing is recorded", "", "");
         return -1;
+    }
     p->hdr = (tfr_header *)(void *)p->map;
     p->slots = (tfr_slot *)(void *)(p->map + want.slots_off);
     p->rings = (tfr_ring *)(void *)(p->map + want.rings_off);

@@ -124,11 +124,12 @@ churn) # thousands of short-lived threads: memory within the budget, files bound
         fail "tf-dump does not say the dropped threads: $(cat dump.err)"
     echo "RSS: plain $plain KiB, recorded $rec KiB; $files thread files"
     ;;
-rare) # an info point survives ten million hot calls
+rare) # an info point and an exception survive ten million hot calls
     env "${envs[@]}" timeout -s KILL 100 ./sv rare 10000000 > out 2> err || fail "rare failed: $(cat err)"
     grep -q 'older events overwritten' err || fail "the ring was not overwritten: $(cat err)"
     dump_ok t
     grep -q ' (sv): survive.rare::(note)(what="rare", v=42)$' got || fail "the info point is gone"
+    grep -q ' (sv): survive.jumper:throw:noreturn(longjmp)$' got || fail "the exception is gone"
     grep -q ' (sv): survive.rare->(v=42)$' got || fail "the call around the info point is gone"
     tail -n 1 got | grep -q ' (sv): survive.hot<-' || fail "the last hot call is missing: $(tail -n 1 got)"
     ;;
@@ -198,7 +199,7 @@ crash-core) # a crash's core holds the rings: the recorder removed their file be
 stream-kill) # stream mode's metadata is there before the kill
     envs+=(TF_RECORD_MODE=stream)
     start ./sv spin
-    sleep 0.3
+    sleep 0.05 # the writer's 5 ms period, ten times over; every event is written: keep it small
     kill -KILL "$pid"; finish
     [ -s t/metadata ] || fail "no metadata in t"
     babeltrace2 t > bt.txt 2> bt.err || { cat bt.err; fail "babeltrace2 cannot read the killed stream"; }

@@ -5,12 +5,14 @@
  *                   known(7) and returns from main
  *   churn N CALLS PAR   N short-lived threads, PAR at a time, CALLS calls each;
  *                   prints its VmHWM in KiB
- *   rare CALLS      one info point, then CALLS hot calls
+ *   rare CALLS      one info point and one exception (a longjmp out of a
+ *                   monitored function), then CALLS hot calls
  *   prof            hot calls under a SIGPROF handler that makes calls too
  *   segv            some calls, then a write to NULL
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +34,10 @@ TF_MONITOR(sv) long known(long x) { return 2 * x; }
 TF_INFO(TF_TP_NONE) static void note(const char *what, long v) {}
 
 TF_MONITOR(sv) void rare(long v) { note("rare", v); }
+
+static jmp_buf back;
+
+TF_MONITOR(sv) void jumper(long v) { longjmp(back, (int)v); }
 
 TF_MONITOR(sv) long in_handler(long s) { return s + 1; }
 
@@ -150,6 +156,8 @@ int main(int argc, char **argv)
         return churn(atol(argv[2]), atol(argv[3]), atoi(argv[4]));
     if (!strcmp(what, "rare") && argc > 2) {
         rare(42);
+        if (!setjmp(back))
+            jumper(1);
         for (long i = 0, n = atol(argv[2]); i < n; i++)
             hot(i);
         return 0;

@@ -184,10 +184,10 @@ static const char *header_bad(const tfr_header *h, size_t size)
     if (h->version != TFR_VERSION || h->header_size != TFR_HEADER)
         return "a ring file of another version";
     if (h->psize < 1024 || h->psize > 65536 || (h->psize & (h->psize - 1)) || !h->nslots ||
-        h->nslots > 1u << 24 || h->nrings != h->nslots)
+        h->nslots > 1u << 24 || h->nrings != (h->nslots < TFR_MAX_RINGS ? h->nslots : TFR_MAX_RINGS))
         return "its packet size or count is not one the recorder makes";
     uint64_t rings = round_up(TFR_HEADER + (uint64_t)h->nslots * sizeof(tfr_slot), 64);
-    uint64_t packets = round_up(rings + (uint64_t)h->nslots * sizeof(tfr_ring), 4096);
+    uint64_t packets = round_up(rings + (uint64_t)h->nrings * sizeof(tfr_ring), 4096);
     if (h->slots_off != TFR_HEADER || h->rings_off != rings || h->packets_off != packets ||
         h->log_off != round_up(packets + (uint64_t)h->nslots * h->psize, 4096))
         return "its tables are not where its sizes put them";
