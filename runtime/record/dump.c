@@ -315,7 +315,11 @@ int rd_dump(const char *where, int final)
         rt_pool_retire(); /* the trace holds it all now */
     }
     rd_unlock();
-    if (rc)
+    rt_pool *p = rt_pool_now();
+    if (rc && final && !where && p->fd >= 0 && p->name[0])
+        rd_say("the trace directory '", path, "' could not be written in full; its ring file stays, "
+               "and tf-dump reads the recording from it: ", p->name);
+    else if (rc)
         rd_say("the trace directory '", path, "' ", why ? why : "");
     return rc;
 }

@@ -7,7 +7,7 @@
 #
 # MODE: sigkill, kill, _exit, exec (known(7) then that), term, term-handler,
 # int, hup, quit, timing-term, churn, rare, prof, torn, gcore, crash-core,
-# stream-kill, stream-full, damaged. Exit 0 pass, 1 fail, 77 skip.
+# stream-kill, stream-full, ring-full, damaged. Exit 0 pass, 1 fail, 77 skip.
 # Every program started here is killed by its pid, and each run has a
 # deadline (timeout) below ctest's.
 set -u
@@ -221,6 +221,20 @@ stream-full) # a 1 MiB tmpfs: said once, what fits stays readable, the loss coun
     grep -Eq '^tf-dump: t/thread-1: [0-9]+ packets are missing \(their sequence numbers are skipped\): stream mode could not write them$' dump.err ||
         fail "tf-dump does not say the loss: $(cat dump.err)"
     grep -q ' (sv): survive.rare::(note)(what="rare", v=42)$' got || fail "the first events are not in what fitted"
+    ;;
+ring-full) # ring mode on a 1 MiB tmpfs: no SIGBUS, said once, the rings still read
+    unshare -m true 2> /dev/null || { echo "skip: unshare -m is not permitted here"; exit 77; }
+    mkdir small
+    unshare -m sh -c "mount -t tmpfs -o size=1m tf-test small && cd small &&
+        env TF_MONITORS=sv=record TF_RECORD=t timeout -s KILL 60 ../sv rare 200000 > ../out 2> ../err;
+        echo \$? > ../rc; cp -a t ../t" || fail "the tmpfs run failed"
+    [ "$(cat rc)" = 0 ] || fail "exit status $(cat rc): $(cat err)"
+    [ "$(grep -c "no room in 't' for more of the ring file" err)" = 1 ] || fail "want the full disk said once: $(cat err)"
+    grep -Eq "^tf: record: the trace directory 't' could not be written in full; its ring file stays, and tf-dump reads the recording from it: \.rings-[0-9]+-0$" err ||
+        fail "what stays is not said: $(cat err)"
+    dump_ok t
+    grep -q ' (sv): survive.rare::(note)(what="rare", v=42)$' got || fail "the info point is gone"
+    tail -n 1 got | grep -q ' (sv): survive.hot<-' || fail "the last call is missing: $(tail -n 1 got)"
     ;;
 damaged) # a damaged packet in the middle of a file: read on, say what was skipped
     env "${envs[@]}" TF_RECORD_SIZE=64K timeout -s KILL 60 ./sv rare 20000 > out 2> err || fail "rare failed"
