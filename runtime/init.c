@@ -23,6 +23,7 @@ static void mark_exiting(void)
 static void fork_prepare(void)
 {
     tf__in_monitor++;
+    tf__term_fork(TF_FORK_PREPARE); /* first: a sanitizer build joins libtf's exit thread */
     tf__control_fork(TF_FORK_PREPARE);
     tf__env_fork(TF_FORK_PREPARE);
     tf__factories_fork(TF_FORK_PREPARE);
@@ -43,8 +44,7 @@ static void fork_done(int phase)
     tf__factories_fork(phase);
     tf__env_fork(phase);
     tf__control_fork(phase); /* last: a child's server starts with all locks free */
-    if (phase == TF_FORK_CHILD)
-        tf__term_fork_child(); /* its exit thread, as the control server: all locks free */
+    tf__term_fork(phase); /* its exit thread, as the control server: all locks free */
     tf__in_monitor--;
 }
 

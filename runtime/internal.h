@@ -263,13 +263,14 @@ void tf__pass_on(int sig, siginfo_t *info, void *uctx, const struct sigaction *p
  * tf__term_arm: a module that has something to write asks for it (once).
  * tf__term_busy: +1/-1 around a tf-ctl report or snapshot, finished first.
  * tf__term_sigaction: interpose.c's sigaction for the four, 1 if not armed.
+ * tf__term_fork: init.c's fork handler (the exit thread around fork).
  * tf__record_terminate: the recorder's async-signal-safe part (dump.c). */
 #define TF_NTERM 4
 void tf__at_exit(void (*fn)(void));
 void tf__term_arm(void);
 void tf__term_busy(int delta);
 int tf__term_sigaction(int sig, const struct sigaction *sa, struct sigaction *old);
-void tf__term_fork_child(void);
+void tf__term_fork(int phase);
 void tf__record_terminate(int sig, const siginfo_t *info);
 
 /* out is TF_OUTPUT, fully buffered by libtf in size bytes (0: line by line):

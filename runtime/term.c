@@ -53,6 +53,7 @@ static struct {
 static int spin; /* the dispositions' lock; taken with every signal blocked */
 
 static int armed, go; /* go: the exit thread's futex word */
+static int quit;      /* the exit thread is to end without doing the work (fork) */
 static pthread_t helper;
 static int helper_running;
 static int terminating;  /* the first termination signal taken */
@@ -96,6 +97,8 @@ static void *exit_thread(void *arg)
 {
     while (!__atomic_load_n(&go, __ATOMIC_ACQUIRE))
         syscall(SYS_futex, &go, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+    if (__atomic_load_n(&quit, __ATOMIC_ACQUIRE))
+        return arg;
     /* tf-ctl's report or snapshot in progress is finished first */
     for (int i = 0; i < 100 * EXIT_WAIT_S && __atomic_load_n(&busy_actions, __ATOMIC_ACQUIRE); i++)
         nap_ms(10);
@@ -114,7 +117,8 @@ static void start_helper(void)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (helper_running) {
         pthread_setname_np(helper, "tf-exit"); /* what ps -L shows for libtf's thread */
-        pthread_detach(helper);
+        if (TF_PROBE_BY_FAULT) /* a sanitizer build joins it around fork */
+            pthread_detach(helper);
     }
 }
 
@@ -235,25 +239,32 @@ int tf__term_sigaction(int sig, const struct sigaction *sa, struct sigaction *ol
     return rc;
 }
 
-/* ThreadSanitizer cannot run a thread started in the child of a fork that
- * had threads: there a child's termination signal writes the recording only. */
-#if defined(__SANITIZE_THREAD__)
-#define CHILD_EXIT_THREAD 0
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define CHILD_EXIT_THREAD 0
-#endif
-#endif
-#ifndef CHILD_EXIT_THREAD
-#define CHILD_EXIT_THREAD 1
-#endif
-
-/* The child has no exit thread: it gets its own; a disposition stays. */
-void tf__term_fork_child(void)
+/* A forked child has no exit thread: it gets its own. In sanitizer builds
+ * the parent's is stopped before fork and started again after, in both:
+ * ThreadSanitizer cannot run a thread started in the child of a fork that
+ * had threads, and LeakSanitizer's check at a child's exit cannot stop a
+ * thread the parent had (it says so on stderr). */
+void tf__term_fork(int phase)
 {
-    spin = 0;
-    terminating = work_done = busy_actions = go = 0;
-    helper_running = 0;
-    if (CHILD_EXIT_THREAD && __atomic_load_n(&armed, __ATOMIC_ACQUIRE))
+    static int restart;
+    if (phase == TF_FORK_PREPARE) {
+        restart = 0;
+        if (!TF_PROBE_BY_FAULT && helper_running && !__atomic_load_n(&go, __ATOMIC_ACQUIRE)) {
+            __atomic_store_n(&quit, 1, __ATOMIC_RELEASE);
+            __atomic_store_n(&go, 1, __ATOMIC_RELEASE);
+            syscall(SYS_futex, &go, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+            pthread_join(helper, NULL);
+            helper_running = go = quit = 0;
+            restart = 1;
+        }
+        return;
+    }
+    if (phase == TF_FORK_CHILD) {
+        spin = 0;
+        terminating = work_done = busy_actions = go = quit = 0;
+        helper_running = 0;
+        restart |= TF_PROBE_BY_FAULT && __atomic_load_n(&armed, __ATOMIC_ACQUIRE);
+    }
+    if (restart)
         start_helper();
 }
