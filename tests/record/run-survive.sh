@@ -7,7 +7,7 @@
 #
 # MODE: sigkill, kill, _exit, exec (known(7) then that), term, term-handler,
 # int, hup, quit, timing-term, churn, rare, prof, torn, gcore, crash-core,
-# stream-kill, stream-full, ring-full, damaged. Exit 0 pass, 1 fail, 77 skip.
+# stream-kill, stream-full, ring-full, bad-input, damaged. Exit 0 pass, 1 fail, 77 skip.
 # Every program started here is killed by its pid, and each run has a
 # deadline (timeout) below ctest's.
 set -u
@@ -235,6 +235,32 @@ ring-full) # ring mode on a 1 MiB tmpfs: no SIGBUS, said once, the rings still r
     dump_ok t
     grep -q ' (sv): survive.rare::(note)(what="rare", v=42)$' got || fail "the info point is gone"
     tail -n 1 got | grep -q ' (sv): survive.hot<-' || fail "the last call is missing: $(tail -n 1 got)"
+    ;;
+bad-input) # what is no core, no ring file: said, never a crash
+    said() { # said STATUS MESSAGE ARGS...: tf-dump ARGS exits STATUS saying MESSAGE
+        local want=$1 msg=$2 rc=0; shift 2
+        "$dump" "$@" > got 2> dump.err || rc=$?
+        [ "$rc" = "$want" ] || fail "tf-dump $*: exit status $rc, want $want"
+        grep -qxF "$msg" dump.err || fail "tf-dump $*: want '$msg', got: $(cat dump.err)"
+    }
+    echo hello > notacore
+    said 2 "tf-dump: --core wants a core file (and the executable)" --core
+    said 1 "tf-dump: notacore: not a 64-bit ELF core dump" --core notacore ./sv
+    said 1 "tf-dump: nothere: cannot be read" --core nothere ./sv
+    mkdir d && head -c 8192 /dev/urandom > d/.rings-1-0
+    said 1 "tf-dump: d/.rings-1-0: not a ring file of this version (no TFRINGS1 header)" d
+    : > d/.rings-1-0
+    said 1 "tf-dump: d/.rings-1-0: not a ring file (empty, or cannot be mapped)" d
+    # a real ring file cut short
+    env "${envs[@]}" timeout -s KILL 60 ./sv known _exit > out 2> err
+    f=t/$(ring_file)
+    truncate -s 100000 "$f"
+    said 1 "tf-dump: $f: it is shorter than its header says (cut short?)" t
+    # a metadata tf-dump's reader does not know: refused with where and why
+    env TF_MONITORS=sv=record TF_RECORD=m timeout -s KILL 60 ./sv rare 10 > out 2> err
+    line=$(grep -n 'tracer_name' m/metadata | cut -d: -f1)
+    sed -i 's/tracer_name = "tf"/tracer_name = "other"/' m/metadata
+    said 1 "tf-dump: m: not a recording tf-dump's own reader knows: line $line: tracer_name is \"other\", not \"tf\"" --reader=tf m
     ;;
 damaged) # a damaged packet in the middle of a file: read on, say what was skipped
     env "${envs[@]}" TF_RECORD_SIZE=64K timeout -s KILL 60 ./sv rare 20000 > out 2> err || fail "rare failed"

@@ -12,8 +12,8 @@
  *   tf-dump --reader=tf|babeltrace2 DIR  TF's traces read only by tf-dump's own reader, or
  *                                      only by babeltrace2 (the tests' oracle)
  *
- * Exit status 0; 1 when the trace is damaged (after printing what precedes
- * the damage) or an output cannot be written; 2 for bad usage.
+ * Exit status 0; 1 when the trace is damaged (after reading past the damage)
+ * or an output cannot be written; 2 for bad usage.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -23,7 +23,8 @@
 #include "dump.h"
 
 static const char usage[] =
-    "usage: tf-dump [--format=text|chrome|report] [-o FILE] [--flamegraph=FILE.svg] TRACE_DIR\n"
+    "usage: tf-dump [--format=text|chrome|report] [-o FILE] [--flamegraph=FILE.svg]\n"
+    "               [--reader=tf|babeltrace2] TRACE_DIR|RING_FILE\n"
     "       tf-dump --suggest-rules [--min-calls=N] [-o FILE] TIMING_REPORT.json\n"
     "       tf-dump [--format=...] --core CORE [EXECUTABLE]\n";
 
@@ -61,6 +62,8 @@ static int parse(int argc, char **argv, struct options *o)
             o->suggest = 1;
         else if (strcmp(a, "--core") == 0 && i + 1 < argc)
             o->read.core = argv[++i];
+        else if (strcmp(a, "--core") == 0)
+            return fprintf(stderr, "tf-dump: --core wants a core file (and the executable)\n%s", usage), 2;
         else if (strcmp(a, "--reader=babeltrace2") == 0)
             o->read.reader = TD_READER_BABELTRACE2;
         else if (strcmp(a, "--reader=tf") == 0)
