@@ -37,8 +37,10 @@ static inline rt_ring *rt_ring_self(void)
 }
 /* Room for n more bytes in r's open packet, opening another at time now if
  * needed. NULL, the event counted lost, when it is larger than a packet
- * (TFR_LOST_BIG), stream mode's writer is behind (TFR_LOST_FULL), or no
- * packet can be had within the budget (TFR_LOST_BUDGET). */
+ * (TFR_LOST_BIG), stream mode's writer is behind (TFR_LOST_FULL), no packet
+ * can be had within the budget (TFR_LOST_BUDGET), or this thread holds the
+ * pool's lock already (TFR_LOST_NESTED: a signal's marker in the middle of
+ * a packet switch). */
 unsigned char *rt_ring_reserve_slow(rt_ring *r, size_t n, uint64_t now);
 static inline unsigned char *rt_ring_reserve(rt_ring *r, size_t n, uint64_t now)
 {
