@@ -54,6 +54,8 @@ static const struct var vars[] = {
      "record: ring keeps the last TF_RECORD_SIZE a thread; stream writes every event"},
     {"TF_RECORD_SIZE", tf__parse_size, "4K|1024G", "1M",
      "record: bytes a thread, 4K to 1024G, suffixes K, M, G"},
+    {"TF_RECORD_TOTAL", tf__parse_size, "4K|16384G", NULL,
+     "record: bytes of all threads' rings at once (default 64 x TF_RECORD_SIZE)"},
     {"TF_RECORD_WAIT", tf__parse_ms, "0|600000", "1000",
      "record, stream mode: ms a thread waits for a writer that makes no progress, then discards"},
     {"TF_RECORD_VALUES", tf__parse_one_of, "0|1", "1",

@@ -363,11 +363,13 @@ void tf__dprint_buffered(FILE *out, size_t size)
     f->buffered = size;
     tf__unlock(&f->lock);
     buffered_out = out;
-    if (size)
+    if (size) {
         tf__catch_fatal(flush_on_fatal, before_us);
+        tf__term_arm(); /* the buffer is flushed on SIGTERM and friends too */
+    }
 }
 
 void tf__dprint_init(void)
 {
-    atexit(dprint_lost);
+    tf__at_exit(dprint_lost);
 }

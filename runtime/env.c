@@ -497,7 +497,7 @@ void tf__env_init(void)
     if (select) {
         watch_select(select);
         tf__select(select, TF__SELECT_ENV, bad_select, NULL);
-        atexit(check_select_at_exit);
+        tf__at_exit(check_select_at_exit);
     }
     const char *monitors = tf__config_get("TF_MONITORS");
     if (!monitors)
@@ -505,5 +505,5 @@ void tf__env_init(void)
     tf__factories_on_add(factory_added);
     queue_all(monitors);
     apply_waiting(0);
-    atexit(check_at_exit);
+    tf__at_exit(check_at_exit);
 }

@@ -310,6 +310,7 @@ static int ours(tf_file_kind kind, const char *h, size_t n, const char *t, size_
         return starts(h, n, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"tf timing\"");
     case TF_FILE_CTF_METADATA: return starts(h, n, "/* CTF 1.8 */") && has(h, n, "\ttracer_name = \"tf\";\n");
     case TF_FILE_CTF_STREAM: return n >= 4 && memcmp(h, magic, 4) == 0;
+    case TF_FILE_CTF_RINGS: return starts(h, n, "TFRINGS1");
     case TF_FILE_DUMP:
         return dump_line(h, n) || is_report(h, n) ||
                (starts(h, n, "{\"traceEvents\":[") && has(t, tn, "\"otherData\":{\"origin_ns\":")) ||
@@ -328,7 +329,7 @@ static const char *kind_name(tf_file_kind kind)
     static const char *const names[] = {
         [TF_FILE_DPRINT] = "dprint output", [TF_FILE_REPORT] = "timing report",
         [TF_FILE_CHROME] = "timing trace", [TF_FILE_CTF_METADATA] = "recording's metadata",
-        [TF_FILE_CTF_STREAM] = "recording's stream", [TF_FILE_DUMP] = "tf-dump output",
+        [TF_FILE_CTF_STREAM] = "recording's stream", [TF_FILE_CTF_RINGS] = "recording's ring file", [TF_FILE_DUMP] = "tf-dump output",
         [TF_FILE_MANIFEST] = "TF manifest", [TF_FILE_WATCH_LOG] = "tf-watch log"};
     return names[kind];
 }
@@ -538,8 +539,16 @@ static int tf_file_in(int dir, const char *name, tf_file_kind kind)
     return yes;
 }
 
-/* How many entries of the directory fd are not streams TF wrote (a
- * recording cut short before its metadata); -1 on error. */
+/* Whether name in dir is a file of a recording TF wrote: a stream, a ring
+ * file (a process that did not finish), the metadata being replaced. */
+static int recording_file(int dir, const char *name)
+{
+    return tf_file_in(dir, name, TF_FILE_CTF_STREAM) || tf_file_in(dir, name, TF_FILE_CTF_RINGS) ||
+           tf_file_in(dir, name, TF_FILE_CTF_METADATA);
+}
+
+/* How many entries of the directory fd are not files of a recording TF
+ * wrote (one cut short before its metadata); -1 on error. */
 static int foreign_entries(int fd)
 {
     char buf[1024];
@@ -552,7 +561,7 @@ static int foreign_entries(int fd)
             struct dirent64 *e = (struct dirent64 *)(void *)(buf + at);
             at += e->d_reclen;
             n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 &&
-                 !tf_file_in(fd, e->d_name, TF_FILE_CTF_STREAM);
+                 !recording_file(fd, e->d_name);
         }
     }
     return n;

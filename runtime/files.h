@@ -30,6 +30,7 @@ typedef enum tf_file_kind {
     TF_FILE_CHROME,       /* libtf's Chrome trace JSON (TF_TIMING_TRACE) */
     TF_FILE_CTF_METADATA, /* a recording's metadata (tracer_name "tf") */
     TF_FILE_CTF_STREAM,   /* a recording's stream file (CTF packet magic) */
+    TF_FILE_CTF_RINGS,    /* a recording's ring file (runtime/record/layout.h's magic) */
     TF_FILE_DUMP,         /* anything tf-dump writes, in any of its formats */
     TF_FILE_MANIFEST,     /* a plugin's or tf-scan's manifest */
     TF_FILE_WATCH_LOG,    /* tf-watch --log: one JSON verdict a line */

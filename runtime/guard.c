@@ -30,7 +30,7 @@ static void say_untraced(void)
 
 void tf__untraced_init(void)
 {
-    atexit(say_untraced);
+    tf__at_exit(say_untraced);
 }
 
 struct guard {

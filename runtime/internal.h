@@ -354,6 +354,21 @@ extern const int tf__fatal_signals[TF_NFATAL];
 int tf__catch_fatal(void (*fn)(int, siginfo_t *, void *), struct sigaction previous[TF_NFATAL]);
 void tf__fatal_pass_on(int sig, siginfo_t *info, void *uctx, const struct sigaction previous[TF_NFATAL]);
 void tf__pass_on(int sig, siginfo_t *info, void *uctx, const struct sigaction *previous);
+/* Termination signals (term.c): SIGTERM, SIGINT, SIGHUP, SIGQUIT with their
+ * default action write what exit writes, then take that action.
+ * tf__at_exit: atexit, and run on such a signal too (on libtf's exit thread).
+ * tf__term_arm: a module that has something to write asks for it (once).
+ * tf__term_busy: +1/-1 around a tf-ctl report or snapshot, finished first.
+ * tf__term_sigaction: interpose.c's sigaction for the four, 1 if not armed.
+ * tf__term_fork: init.c's fork handler (the exit thread around fork).
+ * tf__record_terminate: the recorder's async-signal-safe part (dump.c). */
+#define TF_NTERM 4
+void tf__at_exit(void (*fn)(void));
+void tf__term_arm(void);
+void tf__term_busy(int delta);
+int tf__term_sigaction(int sig, const struct sigaction *sa, struct sigaction *old);
+void tf__term_fork(int phase);
+void tf__record_terminate(int sig, const siginfo_t *info);
 
 /* out is TF_OUTPUT, fully buffered by libtf in size bytes (0: line by line):
  * dprint flushes it every 100 ms of tracing, on a fatal signal, and before a

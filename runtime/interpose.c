@@ -15,6 +15,8 @@
  * pthread_setname_np: a rename shows in the next dprint line (format.c keeps
  * each thread's name). sigaction and signal: a program taking SIGSEGV or
  * SIGBUS over after libtf makes string reads use the syscall (safe_read.c);
+ * the program sees its own dispositions of the termination signals where
+ * libtf's handler writes the recording (term.c);
  * sanitizer builds of libtf define neither, as their runtimes call sigaction
  * before they can run instrumented code.
  */
@@ -190,7 +192,9 @@ int tf__real_sigaction(int sig, const struct sigaction *sa, struct sigaction *ol
 #if TF_PROBE_BY_FAULT
 TF_API int sigaction(int sig, const struct sigaction *sa, struct sigaction *old)
 {
-    int rc = tf__real_sigaction(sig, sa, old);
+    int rc = tf__term_sigaction(sig, sa, old); /* the termination signals' view (term.c) */
+    if (rc == 1)
+        rc = tf__real_sigaction(sig, sa, old);
     if (rc == 0 && sa)
         tf__probe_handler_changed(sig);
     return rc;

@@ -25,6 +25,9 @@
  * what fork does with it (prepare takes it; the parent releases it; the child
  * releases it, or makes it anew, and drops what the threads it lacks did).
  *
+ * term        term.c. No lock: libtf's exit thread (termination signals),
+ *             stopped before fork in sanitizer builds, which cannot run a
+ *             thread started in such a child. Child: a thread of its own.
  * control     control/server.c, control/trigger.c. The server's table of
  *             connections, then adding triggers (hooks read the list without it).
  *             Held: none. Child: released, the parent's connections closed; a
@@ -56,9 +59,10 @@
  *             threads, then the TF_MONITORS manager's timers. Held: the
  *             threads lock before a manager's. Child: statistics of the
  *             threads it lacks forgotten.
- * record      record/classes.c. The recorder's TUs, event classes and
- *             metadata pieces. Held: none. Child: rings of its own, in a
- *             directory of its own.
+ * record      record/pool.c (a spinlock: the packet pool, a hook's slow path),
+ *             then record/classes.c (the recorder's TUs, event classes and
+ *             metadata pieces). Held: the pool's before the classes'. Child:
+ *             rings of its own, in a directory of its own.
  * files       files.c. The files TF has open, for the one-variable-per-file
  *             check. Held: env, or any row above (a leaf). Child: drops the
  *             files its parent's threads had open for a report.
@@ -77,6 +81,7 @@
 
 /* X(row, file, fork function), top to bottom. */
 #define TF_LOCKS(X)                                                            \
+    X(term, "term.c", tf__term_fork)                                           \
     X(control, "control/trigger.c control/server.c", tf__control_fork)       \
     X(watchdog, "watchdog/scan.c watchdog/locks.c", tf__watchdog_fork)        \
     X(env, "env.c", tf__env_fork)                                              \
@@ -86,7 +91,7 @@
     X(permission, "../registry/permission.c", tf__permission_fork)            \
     X(dprint, "dprint.c", tf__dprint_fork)                                     \
     X(timing, "timing/timing_stack.c timing/timing_internal.h", tf__timing_fork) \
-    X(record, "record/classes.c", tf__record_fork)                            \
+    X(record, "record/pool.c record/classes.c", tf__record_fork)              \
     X(files, "files.c", tf__files_fork)                                        \
     X(cond, "control/cond.c", tf__cond_fork)                                   \
     X(interpose, "interpose.c", tf__interpose_fork)

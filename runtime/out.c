@@ -113,7 +113,7 @@ void tf__out_init(void)
         return;
     parse(value);
     if (nitems)
-        atexit(check_at_exit);
+        tf__at_exit(check_at_exit);
 }
 
 const tf_out_item **tf__out_params(const tf_tu *tu)

@@ -9,7 +9,7 @@
 
 #include "control.h"
 
-int tf__action_report(const char *path, FILE *out, char *err, size_t errlen)
+static int report(const char *path, FILE *out, char *err, size_t errlen)
 {
     tf_timing_manager *m = tf__timing_env_existing();
     if (!m) {
@@ -34,7 +34,7 @@ int tf__action_report(const char *path, FILE *out, char *err, size_t errlen)
     return 0;
 }
 
-int tf__action_snapshot(const char *dir, char *err, size_t errlen)
+static int snapshot(const char *dir, char *err, size_t errlen)
 {
     switch (tf_record_snapshot(dir)) {
     case TF_OK:
@@ -47,4 +47,22 @@ int tf__action_snapshot(const char *dir, char *err, size_t errlen)
                  dir ? dir : "the recorder's directory");
         return -1;
     }
+}
+
+/* A termination signal lets a report or snapshot in progress finish first
+ * (runtime/term.c). */
+int tf__action_report(const char *path, FILE *out, char *err, size_t errlen)
+{
+    tf__term_busy(1);
+    int rc = report(path, out, err, errlen);
+    tf__term_busy(-1);
+    return rc;
+}
+
+int tf__action_snapshot(const char *dir, char *err, size_t errlen)
+{
+    tf__term_busy(1);
+    int rc = snapshot(dir, err, errlen);
+    tf__term_busy(-1);
+    return rc;
 }

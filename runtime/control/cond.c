@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "control.h"
+#include "../locks.h"
 
 #define HELD_ARGS 16
 
@@ -237,7 +238,7 @@ void tf__cond_written(tf_factory *f, const char *where)
     snprintf(cf->where, sizeof cf->where, "%s", where);
     pthread_mutex_lock(&written_lock);
     if (!written)
-        atexit(check_at_exit);
+        tf__at_exit(check_at_exit);
     cf->next = written;
     written = cf;
     pthread_mutex_unlock(&written_lock);

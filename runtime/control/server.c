@@ -415,7 +415,8 @@ void tf__control_init(void)
     if (strcmp(tf__config_get("TF_CONTROL"), "0") == 0)
         return; /* 1 or anywhere (paths.c) */
     wanted = 1;
-    atexit(remove_socket);
+    tf__at_exit(remove_socket);
+    tf__term_arm(); /* the socket is removed on SIGTERM and friends too */
     start();
 }
 

@@ -367,7 +367,7 @@ static int parse(tf_cursor *c, struct trigger *t, int from_socket)
 static void check_at_exit(void);
 static void check_later(void)
 {
-    atexit(check_at_exit);
+    tf__at_exit(check_at_exit);
 }
 
 /* A trigger from tf-ctl is for the code loaded now: one that could never

@@ -106,7 +106,8 @@ static void env_init(void)
     __atomic_store_n(&env_manager, m, __ATOMIC_RELEASE); /* fork reads it unlocked */
     if (tf__config_get("TF_TIMING_TRACE"))
         tf_timing_event_log((tf_timing_manager *)env_manager, ENV_TRACE_EVENTS);
-    atexit(env_at_exit);
+    tf__at_exit(env_at_exit);
+    tf__term_arm(); /* the report on SIGTERM and friends too */
 }
 
 static tf_factory *make_timing(const char *name)

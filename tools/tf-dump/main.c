@@ -1,6 +1,6 @@
 /*
  * tf-dump: reads a TF recording (or an LTTng trace with tf:* events) and
- * prints it (DESIGN.md section 9):
+ * prints it (docs/design.md .rec.reader):
  *
  *   tf-dump DIR                        dprint lines, each prefixed [s.nnnnnnnnn]
  *   tf-dump --format=chrome DIR        Chrome trace JSON (ui.perfetto.dev)
@@ -18,9 +18,12 @@
  *
  * Outputs (-o, --flamegraph) are created as TF creates every file
  * (runtime/files.c); --force replaces a file tf-dump did not write.
+ *   tf-dump --core CORE [EXECUTABLE]   the rings of a process out of its core dump
+ *   tf-dump --reader=tf|babeltrace2 DIR  TF's traces read only by tf-dump's own reader, or
+ *                                      only by babeltrace2 (the tests' oracle)
  *
- * Exit status 0; 1 when the trace is damaged (after printing what precedes
- * the damage) or an output cannot be written; 2 for bad usage.
+ * Exit status 0; 1 when the trace is damaged (after reading past the damage)
+ * or an output cannot be written; 2 for bad usage.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -37,11 +40,13 @@
 
 static const char usage[] =
     "usage: tf-dump [--format=text|chrome|report|replay|sqlite] [-o FILE] [--flamegraph=FILE.svg]\n"
-    "               [--time=abs] [FILTERS] TRACE_DIR...\n"
+    "               [--time=abs] [FILTERS] TRACE_DIR|RING_FILE...\n"
     "       tf-dump --sql QUERY [--format=table|csv|json] [FILTERS] TRACE_DIR...|FILE.db\n"
     "       tf-dump --ask QUESTION [--explain] [--format=table|csv|json] [FILTERS] TRACE_DIR...|FILE.db\n"
     "       tf-dump --diff [--format=table|csv|json] A B  (recordings or TF_REPORT=x.json reports)\n"
     "       tf-dump --suggest-rules [--min-calls=N] [-o FILE] TIMING_REPORT.json\n"
+    "       tf-dump [--format=...] [FILTERS] --core CORE [EXECUTABLE]\n"
+    "       --reader=tf|babeltrace2: TF's traces read only by tf-dump's own reader, or only by babeltrace2\n"
     "FILTERS: --thread=TID|NAME --function=GLOB --from=T --to=T --depth=N --min-duration=D\n"
     "QUESTION: 'callers F', 'within F G', 'repeats F G', 'slowest F [N]', 'where ARG=VALUE',\n"
     "          'histogram F'\n"
@@ -55,6 +60,7 @@ struct options {
     int ntraces, abs_time, diff;
     td_filter_opts filter;
     td_query_opts query;
+    td_read_options read;
 };
 
 /* "did you mean ...?" for an option or format that is none of names. */
@@ -80,7 +86,7 @@ static int unknown_option(const char *a)
     static const char *const options[] = {
         "--format", "--flamegraph", "--output", "--suggest-rules", "--min-calls", "--help",
         "--force", "--diff", "--time", "--sql", "--ask", "--explain", "--thread", "--function",
-        "--from", "--to", "--depth", "--min-duration", NULL};
+        "--from", "--to", "--depth", "--min-duration", "--core", "--reader", NULL};
     static const char *const valued[] = {"--format", "--flamegraph", "--output", "--min-calls",
                                          "--time", NULL};
     if (strcmp(a, "-o") == 0)
@@ -139,6 +145,14 @@ static int parse(int argc, char **argv, struct options *o)
             o->force = 1;
         else if (strcmp(a, "--suggest-rules") == 0)
             o->suggest = 1;
+        else if (strcmp(a, "--core") == 0 && i + 1 < argc)
+            o->read.core = argv[++i];
+        else if (strcmp(a, "--core") == 0)
+            return fprintf(stderr, "tf-dump: --core wants a core file (and the executable)\n%s", usage), 2;
+        else if (strcmp(a, "--reader=babeltrace2") == 0)
+            o->read.reader = TD_READER_BABELTRACE2;
+        else if (strcmp(a, "--reader=tf") == 0)
+            o->read.reader = TD_READER_TF;
         else if (strncmp(a, "--min-calls=", 12) == 0 && !min_calls(a + 12, &o->min_calls))
             return fprintf(stderr, "tf-dump: --min-calls wants a count, not '%s'\n", a + 12), 2;
         else if (strncmp(a, "--min-calls=", 12) == 0)
@@ -147,11 +161,18 @@ static int parse(int argc, char **argv, struct options *o)
             return fputs(usage, stdout), 0;
         else if (a[0] == '-' && a[1])
             return unknown_option(a);
+        else if (o->read.core && !o->read.executable && !o->trace)
+            o->read.executable = a; /* --core CORE EXECUTABLE */
+        else if (o->read.core)
+            return fprintf(stderr, "tf-dump: --core reads one process ('%s' and '%s')\n%s",
+                           o->read.core, a, usage), 2;
         else if (o->trace && o->suggest)
             return fprintf(stderr, "tf-dump: one report at a time ('%s' and '%s')\n%s", o->trace, a, usage), 2;
         else
             o->trace = o->traces[o->ntraces++] = a;
     }
+    if (o->read.core)
+        o->trace = o->traces[o->ntraces++] = o->read.core;
     if (!o->trace)
         return fputs(usage, stderr), 2;
     if (td_filter_check(&o->filter))
@@ -254,7 +275,7 @@ int main(int argc, char **argv)
     td_output *filter = all ? td_filter_new(&o.filter, all, &origin) : NULL;
     if (!filter)
         return fputs("tf-dump: out of memory\n", stderr), 1;
-    rc = td_read_paths(o.traces, o.ntraces, filter);
+    rc = td_read_paths(o.traces, o.ntraces, filter, &o.read);
     if (out && out != stdout && fclose(out) != 0)
         rc = 1;
     if (flame && flame != stdout && fclose(flame) != 0)

@@ -129,6 +129,12 @@ static int c_event(void *self, const td_event *e)
         head(c, "i", e->info ? e->info : "?", t, e->ns);
         fputs(",\"s\":\"t\"", c->out);
         args(c, e);
+    } else if (e->kind == TD_SIGNAL) { /* the end of the process: a global instant */
+        head(c, "i", e->sig_name, t, e->ns);
+        fprintf(c->out, ",\"s\":\"g\",\"args\":{\"code\":%lld", (long long)e->sig_code);
+        if (e->sig_has_addr)
+            fprintf(c->out, ",\"address\":\"0x%llx\"", (unsigned long long)e->sig_addr);
+        fputs("}}", c->out);
     } else {
         char name[512];
         snprintf(name, sizeof name, "%s:throw:%s", e->func, e->exc_type ? e->exc_type : "unknown");

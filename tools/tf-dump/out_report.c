@@ -117,7 +117,8 @@ static int r_event(void *self, const td_event *e)
     struct report *r = self;
     int kind = e->kind == TD_ENTER ? R_ENTER : e->kind == TD_EXIT ? R_EXIT
              : e->kind == TD_INFO  ? info_kind(e) : R_UNWIND;
-    if (kind < 0 || (e->kind == TD_EXCEPTION && (!e->exc_kind || strcmp(e->exc_kind, "unwind"))))
+    if (kind < 0 || e->kind == TD_SIGNAL ||
+        (e->kind == TD_EXCEPTION && (!e->exc_kind || strcmp(e->exc_kind, "unwind"))))
         return 0; /* only unwinds (and info pairs) change the timing of a call */
     rthread *t = thread_of(r, e);
     uint32_t f = func_index(r, kind >= R_INFO_ENTER ? e->info : e->func);

@@ -466,7 +466,7 @@ int td_sqlite_load(sqlite3 *db, const char *name, const char *const *paths, int 
     }
     td_output *tee = flame ? td_tee_new(outs, 2) : outs[0];
     td_output *f = tee ? td_filter_new(filter, tee, NULL) : NULL;
-    int rc = f ? td_read_paths(paths, n, f) : (fputs("tf-dump: out of memory\n", stderr), 2);
+    int rc = f ? td_read_paths(paths, n, f, NULL) : (fputs("tf-dump: out of memory\n", stderr), 2);
     free(what);
     return db_failed ? 2 : rc;
 }
