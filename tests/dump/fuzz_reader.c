@@ -26,6 +26,7 @@ static int setup(void)
 {
     const char *meta = getenv("TF_FUZZ_METADATA");
     mode = getenv("TF_FUZZ_MODE") ? getenv("TF_FUZZ_MODE") : "";
+    td_probe_stall_s = 1; /* a stalled babeltrace2 is found out within libFuzzer's -timeout */
     if (!mkdtemp(dir))
         return -1;
     snprintf(metadata, sizeof metadata, "%s/metadata", dir);
