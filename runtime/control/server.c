@@ -1,5 +1,5 @@
 /*
- * server.c: the control socket (DESIGN.md section 10, a contract). With
+ * server.c: the control socket (docs/design.md .ctl, a contract). With
  * TF_CONTROL=1, libtf serves $XDG_RUNTIME_DIR/tf/<pid>.sock, or
  * /tmp/tf-<uid>/<pid>.sock, from one thread that exists only then and is
  * started again in a fork()ed child for the child's own pid.
