@@ -54,6 +54,12 @@ void Instrumenter::collect(llvm::Function *markerFn) {
     s.marker = cb;
     s.model = &tu.functions[size_t(key)];
     s.id = tu.table.id_of(s.model->tracingName);
+    // A call wrapper whose callee's name a function of this TU has stays a
+    // plain forwarder: that function's events trace the call.
+    if (s.model->call && (s.id < 0 || !(tu.table.names[size_t(s.id)].flags & TF_NAME_CALL))) {
+      cb->eraseFromParent();
+      continue;
+    }
     sites.push_back(s);
   }
 }

@@ -27,6 +27,10 @@ void manifest_write(void)
     m.rules = !opts.rules.empty();
     m.min_size = rules_min_size();
     m.too_small = tu.too_small;
+    const core::rules *r = rules_early();
+    m.calls = (r && !r->calls.empty()) || !calls.sites.empty();
+    m.sites = calls.sites;
+    m.captures = tu.captures;
     std::string text = core::manifest_json(m, tu.table);
     FILE *f = fopen(opts.manifest.c_str(), "w");
     bool ok = f && fputs(text.c_str(), f) >= 0;

@@ -118,6 +118,7 @@ __attribute__((visibility("default"))) int plugin_init(struct plugin_name_args *
     register_callback(name, PLUGIN_START_UNIT, define_plugin_macro, NULL);
     register_callback(name, PLUGIN_FINISH_UNIT, write_manifest, NULL);
     register_callback(name, PLUGIN_PRE_GENERICIZE, tf::check_info_body, NULL);
+    register_callback(name, PLUGIN_PRE_GENERICIZE, tf::find_calls, NULL);
     if (!tf::opts.rules.empty())
         register_callback(name, PLUGIN_PRE_GENERICIZE, tf::measure_body, NULL);
 
