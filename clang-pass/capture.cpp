@@ -138,7 +138,9 @@ void resolveCaptures(ASTContext &ctx, Session &s, Modeler &m, TuModel &model, co
   }
   for (const core::capture_resolved &x : out) {
     model.captures.push_back(x.node);
-    (x.root == roots.size() - 1 ? f.result : f.params[x.root]).capture = int(model.captures.size() - 1);
+    ValueDesc &v = x.root == roots.size() - 1 ? f.result : f.params[x.root];
+    v.capture = int(model.captures.size() - 1);
+    v.kind = core::TF_K_PTR;  // char * too: shown as what it points to
   }
   model.captured.push_back({f.function, f.file, f.line, attr.empty() ? line->spec : attr, line ? line->line : 0});
 }

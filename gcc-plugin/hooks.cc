@@ -227,8 +227,8 @@ static void fill_value(tree *list, tree v, const char *name, tree type, tree val
         info = abi_string(text);
     if ((TREE_CODE(type) == NULLPTR_TYPE || TREE_CODE(type) == OFFSET_TYPE || member_fn_pointer(type)))
         payload = null_pointer_node;
-    if (capture && kind == core::TF_K_PTR)
-        info = capture;
+    if (capture) /* a pointer (char * too) shown as what it points to */
+        kind = core::TF_K_PTR, field = "p", payload = value, info = capture;
     assign(list, ref(v, "name"), name ? abi_string(name) : null_pointer_node);
     assign(list, ref(v, "kind"), build_int_cst(uint32_type_node, kind));
     assign(list, ref(v, "size"), build_int_cst(uint32_type_node, size_of(type)));

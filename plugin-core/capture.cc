@@ -73,14 +73,15 @@ struct spec_parser {
     {
         do {
             capture_item f;
-            if (!item(f))
+            if (!item(f, false))
                 return false;
             out.push_back(f);
         } while (at(',') && (i++, true));
         return true;
     }
 
-    bool item(capture_item &it)
+    /* A root needs braces or brackets: a bare parameter is shown anyway. */
+    bool item(capture_item &it, bool root)
     {
         if (!word(it.name, it.column, false))
             return false;
@@ -96,7 +97,7 @@ struct spec_parser {
                 return fail("empty '{}': name the fields to capture");
             if (!fields(it.fields) || !expect('}'))
                 return false;
-        } else if (!it.array) {
+        } else if (!it.array && root) {
             return fail("'" + it.name + "' needs '{fields}' or '[length]'");
         }
         return true;
@@ -123,7 +124,7 @@ struct spec_parser {
     {
         for (;;) {
             capture_item it;
-            if (!item(it))
+            if (!item(it, true))
                 return false;
             out.items.push_back(it);
             if (!at(','))
