@@ -248,6 +248,22 @@ static const tf_capture *field_named(const tf_capture *n, const char *name, size
     return NULL;
 }
 
+/* A character array field as a string value in str (its bytes up to its
+ * length, or a NUL for a fixed array, at most len - 1). */
+static int text_field(const tf_capture *n, const unsigned char *obj, const where *w, tf_value *out, char *str,
+                      size_t len)
+{
+    int64_t have = array_length(n, w);
+    if (have < 0)
+        return -1;
+    size_t want = (uint64_t)have < len - 1 ? (size_t)have : len - 1;
+    if (want && !tf__copy_bytes(str, obj, want))
+        return -1;
+    str[want] = 0;
+    *out = (tf_value){n->name, TF_K_STR, (uint32_t)sizeof(char *), {.s = str}, NULL};
+    return 0;
+}
+
 int tf__capture_field(const tf_value *v, const tf_args *args, const char *path, size_t pathlen, tf_value *out,
                       char *str, size_t len)
 {
@@ -255,7 +271,7 @@ int tf__capture_field(const tf_value *v, const tf_args *args, const char *path, 
         return -1;
     const tf_capture *n = v->type;
     const unsigned char *obj = v->v.p;
-    (void)args;
+    where w = {NULL, NULL, args};
     for (size_t at = 0; at < pathlen;) {
         size_t dot = at;
         while (dot < pathlen && path[dot] != '.')
@@ -263,18 +279,26 @@ int tf__capture_field(const tf_value *v, const tf_args *args, const char *path, 
         const tf_capture *f = (n->flags & TF_CAP_ARRAY) ? NULL : field_named(n, path + at, dot - at);
         if (!f || !obj)
             return -1;
+        w.parent = n;
+        w.parent_at = obj;
         obj += f->offset;
         n = f;
         at = dot + (dot < pathlen);
-        if (at < pathlen && (n->flags & TF_CAP_FOLLOW)) {
+        if ((at < pathlen || (n->flags & TF_CAP_ARRAY)) && (n->flags & TF_CAP_FOLLOW)) {
             const void *p;
-            if (!tf__copy_bytes(&p, obj, sizeof p))
+            if (!tf__copy_bytes(&p, obj, sizeof p) || !p)
                 return -1;
             obj = p;
         }
     }
+    if (n->nfields)
+        return -1; /* a struct compares with nothing */
+    if (n == v->type) /* the root: its characters (buf == "hello" for buf[len]) */
+        return (n->flags & TF_CAP_TEXT) ? text_field(n, obj, &w, out, str, len) : -1;
+    if (n->flags & TF_CAP_ARRAY)
+        return (n->flags & TF_CAP_TEXT) ? text_field(n, obj, &w, out, str, len) : -1;
     unsigned char bytes[LEAF_MAX];
-    if (n == v->type || n->nfields || (n->flags & TF_CAP_ARRAY) || !obj || !read_leaf(n, obj, out, bytes))
+    if (!read_leaf(n, obj, out, bytes))
         return -1;
     if (out->kind == TF_K_STR && out->v.s) { /* the string now, into str */
         int end;

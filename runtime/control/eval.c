@@ -2,7 +2,8 @@
  * eval.c: deciding a condition (spec.c parses it) for one call. A call that
  * lacks a compared argument, or whose argument's kind does not fit the
  * constant (a string against a number), or a `char *` that points to no
- * string, does not pass: a condition never lets through what it cannot check.
+ * string, or a captured field that cannot be read, does not pass: a
+ * condition never lets through what it cannot check.
  */
 #include <string.h>
 
@@ -120,12 +121,29 @@ static int arg_ok(const tf_cond_term *t, const tf_value *v)
     }
 }
 
-static const tf_value *find_arg(const tf_args *args, const char *name)
+static const tf_value *find_arg(const tf_args *args, const char *name, size_t len)
 {
     for (uint32_t k = 0; args && k < args->count; k++)
-        if (args->values[k].name && strcmp(args->values[k].name, name) == 0)
+        if (args->values[k].name && strlen(args->values[k].name) == len &&
+            memcmp(args->values[k].name, name, len) == 0)
             return &args->values[k];
     return NULL;
+}
+
+/* An argument, or a field of it that a capture reads (c.peer.port), read
+ * now; a field that is not captured or cannot be read does not pass. */
+static int arg_term_ok(const tf_cond_term *t, const tf_args *args)
+{
+    const char *dot = strchr(t->arg, '.');
+    const tf_value *v = find_arg(args, t->arg, dot ? (size_t)(dot - t->arg) : strlen(t->arg));
+    if (!v)
+        return 0;
+    tf_value field;
+    char str[TF_STR_MAX + 2];
+    if (!dot && !(tf__captured(v) && t->is_str))
+        return arg_ok(t, v);
+    const char *path = dot ? dot + 1 : "";
+    return tf__capture_field(v, args, path, strlen(path), &field, str, sizeof str) == 0 && arg_ok(t, &field);
 }
 
 int tf__cond_enter_ok(const tf_cond *cond, int depth, const tf_args *args)
@@ -134,11 +152,8 @@ int tf__cond_enter_ok(const tf_cond *cond, int depth, const tf_args *args)
         const tf_cond_term *t = &cond->t[k];
         if (t->what == TF_C_DEPTH && !compare(t->op, depth, t->num))
             return 0;
-        if (t->what == TF_C_ARG) {
-            const tf_value *v = find_arg(args, t->arg);
-            if (!v || !arg_ok(t, v))
-                return 0;
-        }
+        if (t->what == TF_C_ARG && !arg_term_ok(t, args))
+            return 0;
     }
     return 1;
 }
