@@ -321,6 +321,13 @@ TF_API size_t tf_value_format(char *buf, size_t len, const tf_value *v)
     return tf__buf_finish(&b);
 }
 
+TF_API size_t tf_args_format(char *buf, size_t len, const tf_args *args)
+{
+    tf_buf b = {buf, len, 0};
+    tf__buf_args(&b, args);
+    return tf__buf_finish(&b);
+}
+
 /* ---- exception types ----------------------------------------------------------
  * The C++ runtime is there only in C++ programs: reach it weakly. */
 extern char *__cxa_demangle(const char *, char *, size_t *, int *) __attribute__((weak));

@@ -123,6 +123,7 @@ static inline tt_thread *thread_get(tt_manager *m)
 
 static void thread_free(tt_thread *ts)
 {
+    tt_edges_free(&ts->edges);
     tt_stats_free_all(&ts->arena, ts->chunks);
     tt_log_free_all(ts->log);
     tf__pages_free(ts->stack, ts->cap * sizeof *ts->stack);
@@ -141,6 +142,7 @@ static void thread_retire(tt_thread *ts)
                 tt_stats_merge_into(into, chunk[j]);
         }
     }
+    tt_edges_merge_into(&m->retired_edges, &m->retired_arena, &ts->edges);
     m->retired_lost += TT_LD(ts->lost);
     if (ts->log) {
         tt_log_retire(m, ts->log);
@@ -256,6 +258,14 @@ void tt_foreach_stats(tt_manager *m, uint32_t i, void (*fn)(const tt_stats *, vo
     }
 }
 
+void tt_foreach_edge(tt_manager *m, void (*fn)(uint32_t caller, uint32_t callee, const tt_stats *, void *),
+                     void *arg)
+{
+    tt_edges_foreach(&m->retired_edges, fn, arg);
+    for (tt_thread *ts = m->threads; ts; ts = ts->next)
+        tt_edges_foreach(&ts->edges, fn, arg);
+}
+
 int tt_threads_seen(tt_manager *m)
 {
     return m->nthreads_seen;
@@ -359,6 +369,11 @@ static inline __attribute__((always_inline)) void close_top(tt_manager *m, tt_th
     if (!s)
         return;
     record(s, d, self);
+    if ((f->timer->flags & TF_NAME_CALL) && parent && !(parent->flags & TT_F_INFO)) {
+        tt_stats *e = tt_edge_stats(&ts->edges, &ts->arena, parent->timer->index, f->timer->index);
+        if (e) /* the call site under the function that made it (timing_calls.c) */
+            record(e, d, self);
+    }
     if (f->flags & TT_F_UNWIND)
         TT_ST(s->unwinds, s->unwinds + 1);
     if (__builtin_expect(ts->log_cap != TT_LD(m->log_cap), 0))
@@ -507,9 +522,12 @@ static void zero_chunks(tt_stats **chunks[])
  * forking thread stay open and close in the child. */
 void tt_forget_stats(tt_manager *m)
 {
-    for (tt_thread *ts = m->threads; ts; ts = ts->next)
+    for (tt_thread *ts = m->threads; ts; ts = ts->next) {
         zero_chunks(ts->chunks);
+        tt_edges_zero(&ts->edges);
+    }
     zero_chunks(m->retired);
+    tt_edges_zero(&m->retired_edges);
     m->retired_lost = 0;
 }
 
