@@ -203,7 +203,6 @@ void tt_foreach_edge(tt_manager *m, void (*fn)(uint32_t caller, uint32_t callee,
 void tt_foreach_stats(tt_manager *m, uint32_t i, void (*fn)(const tt_stats *, void *), void *arg);
 int tt_threads_seen(tt_manager *m);
 uint64_t tt_lost_frames(tt_manager *m); /* lock held */
-void tt_stats_merge_into(tt_stats *into, const tt_stats *s);
 tt_stats *tt_stats_alloc(tf_arena *a, tt_stats **chunks[], uint32_t i);
 void tt_stats_free_all(tf_arena *a, tt_stats **chunks[]);
 
