@@ -438,13 +438,18 @@ class Consumer : public ASTConsumer {
            1);
   }
 
-  // A monitor line must name a group declared somewhere (rules file or source).
+  // A monitor or call line must name a group declared somewhere (rules file
+  // or source); said in line order, as GCC does.
   void checkRuleGroups(DiagnosticsEngine &diags) {
     if (s.rulesFid.isInvalid()) return;
-    for (const core::rules::match &m : s.rules.monitors)
-      if (!s.findGroup(m.group))
-        report(diags, ctx->getSourceManager().translateLineCol(s.rulesFid, m.line, m.group_column),
-               "tf: rules: group '" + m.group + "' is not declared (add a 'group' line)");
+    std::vector<std::pair<unsigned, std::pair<std::string, unsigned>>> used;
+    for (const core::rules::match &m : s.rules.monitors) used.push_back({m.line, {m.group, m.group_column}});
+    for (const core::rules::call &c : s.rules.calls) used.push_back({c.line, {c.group, c.group_column}});
+    std::sort(used.begin(), used.end());
+    for (const auto &u : used)
+      if (!s.findGroup(u.second.first))
+        report(diags, ctx->getSourceManager().translateLineCol(s.rulesFid, u.first, u.second.second),
+               "tf: rules: group '" + u.second.first + "' is not declared (add a 'group' line)");
   }
 
   void plantMarker(FunctionDecl *fd, size_t key) {
