@@ -26,7 +26,8 @@ void Instrumenter::run(llvm::Function *markerFn) {
     if (s.model->role == R_INFO) infoFns.insert(s.fn);
   for (Site &s : sites)
     if (s.model->role == R_MONITOR) {
-      if (cloneable(s.fn)) makeClone(s);
+      // A call wrapper keeps the hooks in place, as with GCC (calls.cpp).
+      if (!s.model->call && cloneable(s.fn)) makeClone(s);
       instrumentMonitored(s);
     }
   for (Site &s : sites)

@@ -282,10 +282,15 @@ void find_calls(void *gcc_data, void *)
     if (!active || opts.off || DECL_ARTIFICIAL(fndecl) || lookup_attribute("tf_info", DECL_ATTRIBUTES(fndecl)))
         return;
     const core::rules *r = rules_early();
+    size_t before = calls.sites.size();
     walk_function(fndecl, r);
     /* GNU C nested functions are genericized with their parent. */
     for (cgraph_node *n = first_nested_function(cgraph_node::get_create(fndecl)); n; n = next_nested_function(n))
         walk_function(n->decl, r);
+    /* C++ folds the body once more when it genericizes it, from a cache of
+     * copies made while parsing: without the rewritten calls. */
+    if (calls.sites.size() != before && &clear_fold_cache)
+        clear_fold_cache();
 }
 
 const call_wrapper *call_wrapper_of(tree fndecl)
