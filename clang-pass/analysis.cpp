@@ -156,6 +156,7 @@ class Consumer : public ASTConsumer {
     m.rules = s.rulesLoaded;
     m.minSize = s.opts.min_size >= 0 ? unsigned(s.opts.min_size) : s.rules.min_size;
     m.calls = (s.rulesLoaded && !s.rules.calls.empty()) || !m.sites.empty();
+    m.rulesFile = s.rulesLoaded ? s.opts.rules : "";
     callSites->rank();
     for (std::unique_ptr<CallWrapper> &w : callSites->wrappers) modelWrapper(*w);
     rankPlaces();
@@ -180,6 +181,13 @@ class Consumer : public ASTConsumer {
 
   // The calls asked for in fd's body (calls.cpp), made to call wrappers.
   void findCalls(FunctionDecl *fd, const FnAttrs *a) {
+    if (!s.opts.markers && !fd->isConsteval()) {  // tf-scan: the whole call graph
+      CallSites::Caller g;
+      g.name = defaultName(fd);
+      g.file = presumedFile(ctx->getSourceManager(), fd->getLocation(), nullptr);
+      callSites->graph(fd, g);
+      s.model->defined.push_back({g.name, g.file});
+    }
     CallSites::Caller c;
     c.rules = s.rulesLoaded && !s.rules.calls.empty() ? &s.rules : nullptr;
     c.attr = a && a->hasCalls ? &a->calls : nullptr;

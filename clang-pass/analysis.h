@@ -106,6 +106,9 @@ class CallSites {
   void find(clang::FunctionDecl *caller, const Caller &c, bool rewriteCalls);
   // Each site's place: the rank of its location in the TU.
   void rank();
+  // Every direct call in caller's body that could be a call site, whether
+  // asked for or not (tf-scan's call graph, TuModel::graph).
+  void graph(clang::FunctionDecl *caller, const Caller &c);
   std::vector<std::unique_ptr<CallWrapper>> wrappers;
 
  private:

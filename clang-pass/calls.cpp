@@ -252,6 +252,22 @@ void CallSites::find(FunctionDecl *caller, const Caller &c, bool rewriteCalls) {
   }
 }
 
+void CallSites::graph(FunctionDecl *caller, const Caller &c) {
+  Finder finder;
+  finder.TraverseStmt(caller->getBody());
+  const SourceManager &sm = ctx.getSourceManager();
+  for (CallExpr *call : finder.calls) {
+    const FunctionDecl *fd = call->getDirectCallee();
+    std::string name = fd ? nameOf(fd) : "";
+    if (!fd || ignored(call, fd, name)) continue;
+    core::call_site site;
+    site.caller = c.name;
+    site.callee = name;
+    site.file = presumedFile(sm, call->getBeginLoc(), &site.line);
+    model.graph.push_back(site);
+  }
+}
+
 void CallSites::rank() {
   const SourceManager &sm = ctx.getSourceManager();
   std::vector<size_t> order(locs.size());

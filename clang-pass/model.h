@@ -107,6 +107,11 @@ struct TuModel {
   // Field captures: the trees the values' `capture` index, and the manifest's list.
   std::vector<core::capture_node> captures;
   std::vector<core::manifest_capture> captured;
+  // tf-scan only: the rules file that applied, and every direct call of the
+  // TU's functions (the call graph a question is answered over).
+  std::string rulesFile;
+  std::vector<core::call_site> graph;
+  std::vector<std::pair<std::string, std::string>> defined;  // every function with a body: name, file
   // Derived by finish(): sorted names and the groups used by monitored functions.
   core::name_table table;
 
