@@ -185,13 +185,11 @@ static void type_leaf(tf_buf *b, const tf_capture *n, int as_ptr)
 
 static void type_array(tf_buf *b, const tf_capture *n)
 {
-    if (n->flags & TF_CAP_TEXT) {
-        tf__buf_puts(b, "string");
-        return;
-    }
     tf__buf_puts(b, "struct { integer { size = 32; align = 8; signed = false; } _len; "
                     "enum : uint8_t { \"false\" = 0, \"true\" = 1 } _more; ");
-    if (n->nfields) {
+    if (n->flags & TF_CAP_TEXT) /* a CTF text sequence: readers show a string */
+        tf__buf_puts(b, "integer { size = 8; align = 8; signed = false; encoding = UTF8; }");
+    else if (n->nfields) {
         walk none = {~0ull, 64, NULL}; /* nothing in an element is followed (capture.h) */
         type_fields(b, &none, n);
     } else {
@@ -238,7 +236,7 @@ static size_t max_node(const tf_capture *n)
 {
     size_t sum = 0;
     if ((n->flags & TF_CAP_ARRAY) && (n->flags & TF_CAP_TEXT))
-        return (size_t)n->limit + 4; /* the characters, "..." and a NUL */
+        return 5 + (size_t)n->limit; /* _len, _more, the characters */
     for (uint32_t i = 0; i < n->nfields; i++)
         sum += max_node(&n->fields[i]);
     if (!n->nfields)
@@ -288,20 +286,19 @@ static unsigned char *put_leaf(unsigned char *p, const tf_capture *n, const unsi
     return rc_put_value(p, &v, as_ptr, &unreadable);
 }
 
+/* Characters as the sequence type_array declares: how many, whether there
+ * were more (cut by the limit, or by unreadable memory), the bytes; a fixed
+ * array ends at its NUL. */
 static unsigned char *put_text(unsigned char *p, const unsigned char *obj, int64_t len, uint32_t limit, int to_nul)
 {
-    size_t shown = len < 0 ? 0 : (uint64_t)len < limit ? (size_t)len : limit;
-    size_t n = 0;
-    for (; n < shown && tf__copy_bytes(p + n, obj + n, 1) && p[n]; n++)
+    uint32_t shown = len < 0 ? 0 : (uint64_t)len < limit ? (uint32_t)len : limit, n = 0;
+    unsigned char *bytes = p + 5;
+    for (; n < shown && tf__copy_bytes(bytes + n, obj + n, 1) && !(to_nul && !bytes[n]); n++)
         ;
-    int cut = n < shown ? !to_nul || p[n] != 0 : (uint64_t)len > shown;
-    p += n;
-    if (cut) {
-        memcpy(p, "...", 3);
-        p += 3;
-    }
-    *p = 0;
-    return p + 1;
+    int more = n < shown ? !(to_nul && tf__copy_bytes(bytes + n, obj + n, 1) && !bytes[n]) : (uint64_t)len > shown;
+    memcpy(p, &n, 4);
+    p[4] = (unsigned char)more;
+    return bytes + n;
 }
 
 static unsigned char *put_array(unsigned char *p, const tf_capture *n, const unsigned char *obj, int64_t len)

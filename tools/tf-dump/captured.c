@@ -105,9 +105,30 @@ static int struct_of(td_captured *c, tf_capture *n, unsigned char *at, const bt_
 
 /* An array: its elements in one image, structures in place (as the
  * recorder read them), which n points to. */
+/* Characters (a CTF text sequence, a string to babeltrace2): as many as
+ * recorded, one more when there were more, so that they show cut. */
+static int text_of(td_captured *c, tf_capture *n, unsigned char *at, const bt_field *f)
+{
+    const char *text = bt_field_string_get_value(member(f, "elem"));
+    uint64_t len = bt_field_string_get_length(member(f, "elem"));
+    unsigned char *image = take(c, len + 1);
+    if (!image)
+        return -1;
+    memcpy(image, text, len);
+    n->flags = TF_CAP_FOLLOW | TF_CAP_ARRAY | TF_CAP_TEXT;
+    n->kind = TF_K_INT;
+    n->size = 1;
+    n->count = (uint32_t)len + (bt_field_integer_unsigned_get_value(member(f, "more")) != 0);
+    n->limit = (uint32_t)len;
+    memcpy(at, &image, sizeof image);
+    return 0;
+}
+
 static int array_of(td_captured *c, tf_capture *n, unsigned char *at, const bt_field *f)
 {
     const bt_field *elem = member(f, "elem");
+    if (bt_field_get_class_type(elem) == BT_FIELD_CLASS_TYPE_STRING)
+        return text_of(c, n, at, f);
     uint64_t len = bt_field_array_get_length(elem);
     int more = bt_field_integer_unsigned_get_value(member(f, "more")) != 0;
     const bt_field *first = len ? td_selected(bt_field_array_borrow_element_field_by_index_const(elem, 0)) : NULL;
