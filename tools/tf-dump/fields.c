@@ -4,7 +4,8 @@
  * exactly as dprint does: integers by signedness, a base-16 integer as a
  * pointer (0: NULL), an enumeration by its label (bool is the enumeration
  * false/true), floating point, strings, __int128, complex and vector values
- * from the recorder's structs for them, any other struct as {...}.
+ * from the recorder's structs for them, any other struct as {...}; a
+ * captured value (fields read behind a pointer) is rebuilt by captured.c.
  */
 #include <stddef.h>
 #include <stdio.h>
