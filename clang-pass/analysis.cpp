@@ -162,6 +162,7 @@ class Consumer : public ASTConsumer {
     rankPlaces();
     for (const core::name_clash &x : m.finish()) reportClash(x.fn, x.other);
     warnUnusedTracingNames(diags);
+    warnUnusedCaptures(diags);
     checkRuleGroups(diags);
     if (diags.hasErrorOccurred()) return;
     warnIfPreprocessedWithoutPlugin(c);
@@ -415,6 +416,27 @@ class Consumer : public ASTConsumer {
           warned.insert(fd->getCanonicalDecl()).second)
         report(diags, fd->getLocation(), "'TF_TRACING_NAME' on '" + declName(fd) +
                                              "', which is neither monitored nor an info function", 1);
+    }
+  }
+
+  // TF_CAPTURE on a function defined here that is neither monitored nor
+  // called through a call site here would capture nothing, silently.
+  void warnUnusedCaptures(DiagnosticsEngine &diags) {
+    std::set<const Decl *> warned;
+    for (const auto &kv : s.fnAttrs) {
+      const auto *fd = dyn_cast<FunctionDecl>(kv.first);
+      const FnAttrs *a = fd ? s.attrsOf(fd) : nullptr;
+      const FunctionDecl *def = fd ? fd->getDefinition() : nullptr;
+      if (!a || a->capture.empty() || !def || monitored.count(fd->getCanonicalDecl()) ||
+          !warned.insert(fd->getCanonicalDecl()).second)
+        continue;
+      bool called = false;
+      for (const std::unique_ptr<CallWrapper> &w : callSites->wrappers)
+        called |= w->callee->getCanonicalDecl() == fd->getCanonicalDecl() && s.model->table.id_of(w->name) >= 0 &&
+                  (s.model->table.names[size_t(s.model->table.id_of(w->name))].flags & TF_NAME_CALL);
+      if (!called)
+        report(diags, def->getLocation(), "'TF_CAPTURE' on '" + declName(def) +
+                                              "', which is neither monitored nor called through a call site here", 1);
     }
   }
 

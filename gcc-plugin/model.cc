@@ -284,6 +284,27 @@ static void warn_monitored_alias(tree decl)
                    core::skip_reason(ifunc ? core::skip::ifunc : core::skip::alias));
 }
 
+/* TF_CAPTURE on a function defined here that is neither monitored nor
+ * called through a call site here would capture nothing, silently. */
+static void warn_unused_captures(void)
+{
+    cgraph_node *node;
+    FOR_EACH_FUNCTION(node)
+    {
+        tree decl = node->decl;
+        if (!node->definition || node->alias || call_wrapper_of(decl) || model_find(decl) ||
+            !lookup_attribute("tf_capture", DECL_ATTRIBUTES(decl)))
+            continue;
+        bool called = false;
+        for (const call_wrapper &w : calls.wrappers)
+            called |= w.callee == decl && model_find(w.decl);
+        if (!called)
+            warning_at(user_loc(DECL_SOURCE_LOCATION(decl)), 0,
+                       "tf: %<TF_CAPTURE%> on %qD, which is neither monitored nor called through a call site here",
+                       decl);
+    }
+}
+
 static void model_build_1(void);
 
 void model_build(void)
@@ -314,6 +335,7 @@ static void model_build_1(void)
             warn_monitored_alias(node->decl);
     }
     build_names(cands);
+    warn_unused_captures();
     for (const candidate &k : cands)
         if (!k.c.monitor && !opts.off)
             add_info_params(k.decl);
