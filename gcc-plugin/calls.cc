@@ -70,10 +70,29 @@ bool operator_name(const std::string &name)
 /* What no plugin treats as a call site (call_sites.h): builtins and hooks by name,
  * what every compiler computes inline, C++ members and special functions,
  * TF's info functions. */
+/* __builtin_va_arg_pack() among the arguments (glibc's _FORTIFY_SOURCE
+ * printf passes its own `...` on so): only the call itself can forward it,
+ * no wrapper. Clang has no such builtin. */
+bool forwards_va_arg_pack(tree call)
+{
+    for (int i = 0; i < call_expr_nargs(call); i++) {
+        tree a = CALL_EXPR_ARG(call, i);
+        STRIP_NOPS(a);
+        tree fn = TREE_CODE(a) == CALL_EXPR ? get_callee_fndecl(a) : NULL_TREE;
+        if (fn && (fndecl_built_in_p(fn, BUILT_IN_VA_ARG_PACK) || fndecl_built_in_p(fn, BUILT_IN_VA_ARG_PACK_LEN)))
+            return true;
+    }
+    return false;
+}
+
 bool ignored(tree call, tree fn, const std::string &name)
 {
     if (TREE_CODE(TREE_TYPE(fn)) == METHOD_TYPE || DECL_CXX_CONSTRUCTOR_P(fn) || DECL_CXX_DESTRUCTOR_P(fn) ||
         operator_name(name))
+        return true;
+    /* A GNU C nested function needs its parent's frame, which a wrapper has
+     * not (Clang has none). */
+    if (DECL_STATIC_CHAIN(fn) || decl_function_context(fn) || forwards_va_arg_pack(call))
         return true;
     if (fndecl_built_in_p(fn, BUILT_IN_MD) || fndecl_built_in_p(fn, BUILT_IN_FRONTEND) || core::call_ignored(name) ||
         lookup_attribute("tf_info", DECL_ATTRIBUTES(fn)))
