@@ -243,6 +243,7 @@ void CallSites::find(FunctionDecl *caller, const Caller &c, bool rewriteCalls) {
     unsigned id = fd->getBuiltinID();
     f.returns_twice = fd->hasAttr<ReturnsTwiceAttr>() || (id && ctx.BuiltinInfo.isReturnsTwice(id));
     f.object_by_value = objectByValue(fd);
+    for (const Expr *arg : call->arguments()) f.variable_size |= arg->getType()->isVariablyModifiedType();
     core::call_skip skip = core::call_policy(f);
     record(call, c, name, skip, group, rule);
     if (skip != core::call_skip::none) continue;

@@ -269,6 +269,8 @@ tree visit(tree *tp, int *walk_subtrees, void *data)
     f.noreturn = flags & ECF_NORETURN;
     f.returns_twice = flags & ECF_RETURNS_TWICE;
     f.object_by_value = object_by_value(TREE_TYPE(fn));
+    for (int i = 0; i < call_expr_nargs(call); i++)
+        f.variable_size |= variably_modified_type_p(TREE_TYPE(CALL_EXPR_ARG(call, i)), NULL_TREE);
     core::call_skip skip = core::call_policy(f);
     record(c, call, callee, skip, group, rule);
     if (skip == core::call_skip::none) {

@@ -34,6 +34,7 @@ const char *call_skip_reason(call_skip why)
     case call_skip::returns_twice: return "the function returns twice (setjmp and friends)";
     case call_skip::frame: return "the function works in its caller's frame (alloca)";
     case call_skip::object: return "a C++ object that is not trivially copyable is passed or returned by value";
+    case call_skip::variable_size: return "an argument's type has a variable size (a wrapper could not take it)";
     case call_skip::name_taken: return "a function of this translation unit is traced under its name";
     }
     return "?";
@@ -67,6 +68,8 @@ call_skip call_policy(const callee_facts &f)
         return call_skip::indirect;
     if (f.object_by_value)
         return call_skip::object;
+    if (f.variable_size)
+        return call_skip::variable_size;
     if (f.returns_twice || returns_twice_name(f.name))
         return call_skip::returns_twice;
     if (f.noreturn)

@@ -30,6 +30,7 @@ enum class call_skip {
     returns_twice, /* setjmp and friends: a second return would skip the hooks */
     frame,         /* alloca: works in its caller's frame */
     object,        /* a C++ object that is not trivially copyable, by value */
+    variable_size, /* an argument of a variably modified type (GNU C) */
     name_taken,    /* a function of this TU is traced under the callee's name */
 };
 const char *call_skip_reason(call_skip why);
@@ -37,7 +38,7 @@ const char *call_skip_reason(call_skip why);
 /* What a plugin knows of a call's callee. */
 struct callee_facts {
     std::string name; /* its default tracing name; "" for an indirect call */
-    bool noreturn = false, returns_twice = false, object_by_value = false;
+    bool noreturn = false, returns_twice = false, object_by_value = false, variable_size = false;
 };
 
 /* Calls that are never call sites and never listed, by the callee's name:
