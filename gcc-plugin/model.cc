@@ -321,7 +321,7 @@ void model_build(void)
 static void model_build_1(void)
 {
     if (!opts.rules.empty())
-        rules_load(opts.rules.c_str());
+        rules_load();
     std::vector<candidate> cands;
     cgraph_node *node;
     FOR_EACH_FUNCTION(node)

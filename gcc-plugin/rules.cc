@@ -51,7 +51,7 @@ static void check_group(const std::string &group, unsigned line, unsigned column
                  group.c_str());
 }
 
-void rules_load(const char *path)
+void rules_load(void)
 {
     if (!rules_early()) {
         error_at(UNKNOWN_LOCATION, "tf: %s", read_error.c_str());

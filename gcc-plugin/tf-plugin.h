@@ -47,7 +47,7 @@ unsigned monitor_written(tree fn, const char *group);
 const core::rules *rules_early(void);
 /* Reports what rules_early found, declares its groups, checks the groups of
  * monitor and call lines: once the TU is parsed. */
-void rules_load(const char *path);
+void rules_load(void);
 /* The group of the first matching monitor line, or NULL (also if excluded);
  * *line its line. */
 const char *rules_match(const char *file, const char *fn, unsigned *line);
