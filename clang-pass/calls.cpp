@@ -59,6 +59,10 @@ struct Finder : RecursiveASTVisitor<Finder> {
   bool TraverseTypeOfExprTypeLoc(TypeOfExprTypeLoc) { return true; }
   bool TraverseCXXRecordDecl(CXXRecordDecl *) { return true; }
   bool TraverseRecordDecl(RecordDecl *) { return true; }
+  // None in a body; skipped so GCC does not instantiate (and warn about) the
+  // base-class walk in clang's headers.
+  bool TraverseClassTemplateSpecializationDecl(ClassTemplateSpecializationDecl *) { return true; }
+  bool TraverseClassTemplatePartialSpecializationDecl(ClassTemplatePartialSpecializationDecl *) { return true; }
   bool TraverseStaticAssertDecl(StaticAssertDecl *) { return true; }
 };
 
@@ -174,6 +178,9 @@ FunctionDecl *CallSites::makeWrapper(const FunctionDecl *fd, const std::vector<Q
   Stmt *body = ret->isVoidType() ? static_cast<Stmt *>(call) : ReturnStmt::Create(ctx, loc, call, nullptr);
   w->setBody(TF_COMPOUND_CREATE(ctx, llvm::ArrayRef<Stmt *>(body), loc, loc));
   w->addAttr(AlwaysInlineAttr::CreateImplicit(ctx));
+  // -finstrument-functions: the call is the caller's, not a function of its
+  // own (as with GCC's wrapper).
+  w->addAttr(NoInstrumentFunctionAttr::CreateImplicit(ctx));
   w->addAttr(AsmLabelAttr::CreateImplicit(ctx, name, /*LiteralLabel=*/false));
   if (fd->hasAttr<NoThrowAttr>()) w->addAttr(NoThrowAttr::CreateImplicit(ctx));
   w->setImplicit();
