@@ -6,7 +6,13 @@ session enabling tf:*: events go into LTTng's in-memory ring buffers, the
 flight recorder, so a figure is the cost of making and writing events, not of
 a disk. Run as root, the daemon and the traced programs run as nobody: a root
 session daemon would use the system's /var/run/lttng.
+
+The daemon and the programs get a fresh, empty /dev/shm of their own (a
+private mount namespace for this process and its children): what liblttng-ust
+does as a program starts depends on files earlier runs left there, and the
+machine's history must not decide what is measured (it once hid a deadlock).
 """
+import ctypes
 import os
 import shutil
 import subprocess
@@ -19,6 +25,21 @@ class Unavailable(Exception):
     """LTTng or libtf-lttng.so is missing: the configurations are skipped."""
 
 
+CLONE_NEWNS = 0x00020000
+MS_REC, MS_PRIVATE = 0x4000, 1 << 18
+
+
+def fresh_shm():
+    """Gives this process and its children an empty /dev/shm of their own."""
+    if os.getuid() != 0:
+        raise Unavailable("a fresh /dev/shm needs root (a private mount namespace); run as root, as CI does")
+    libc = ctypes.CDLL(None, use_errno=True)
+    if (libc.unshare(CLONE_NEWNS) != 0
+            or libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None) != 0
+            or libc.mount(b"tf-fresh-shm", b"/dev/shm", b"tmpfs", 0, b"mode=1777,size=256m") != 0):
+        raise Unavailable("cannot make a fresh /dev/shm: %s" % os.strerror(ctypes.get_errno()))
+
+
 class Session:
     def __init__(self, work, tf_build):
         for tool in ("lttng", "lttng-sessiond"):
@@ -26,6 +47,7 @@ class Session:
                 raise Unavailable("%s not installed (Debian: lttng-tools)" % tool)
         if not os.path.exists(os.path.join(tf_build, "libtf-lttng.so")):
             raise Unavailable("libtf-lttng.so not built (Debian: liblttng-ust-dev)")
+        fresh_shm()
         self.home = os.path.join(work, "lttng-home")
         shutil.rmtree(self.home, ignore_errors=True)
         os.makedirs(self.home)

@@ -57,6 +57,9 @@ std::string TuModel::manifestJson() const {
   m.rules = rules;
   m.min_size = minSize;
   m.too_small = tooSmall;
+  m.rules_file = rulesFile;
+  m.rules_monitors = rulesMonitors;
+  m.rules_chosen = rulesChosen;
   m.calls = calls;
   m.sites = sites;
   m.captures = captured;

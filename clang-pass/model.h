@@ -107,9 +107,12 @@ struct TuModel {
   // Field captures: the trees the values' `capture` index, and the manifest's list.
   std::vector<core::capture_node> captures;
   std::vector<core::manifest_capture> captured;
-  // tf-scan only: the rules file that applied, and every direct call of the
-  // TU's functions (the call graph a question is answered over).
+  // With a rules file that was read: its path as given (tf-scan's questions
+  // read it again), its monitor lines and those that took a function.
   std::string rulesFile;
+  std::vector<unsigned> rulesMonitors, rulesChosen;
+  // tf-scan only: every direct call of the TU's functions (the call graph a
+  // question is answered over).
   std::vector<core::call_site> graph;
   std::vector<std::pair<std::string, std::string>> defined;  // every function with a body: name, file
   // Derived by finish(): sorted names and the groups used by monitored functions.

@@ -16,7 +16,7 @@
 #include <sstream>
 
 #include "json.h"
-#include "nearest.h"
+#include "spelling.h"
 #include "rules.h"
 #include "llvm/Support/raw_ostream.h"
 

@@ -113,6 +113,8 @@ static bool classify(tree decl, candidate &k)
             error_at(k.loc, "tf: %qD is %<naked%>: it has no frame to add hooks to", decl);
         return false; /* rules skip what -finstrument-functions would skip */
     }
+    if (c.from_rules) /* it took this function, instrumented or left small */
+        rules_choose(c.rule);
     if (c.from_rules && left_small(decl, k))
         return false;
     if (!group && !info) {
@@ -322,6 +324,7 @@ static void model_build_1(void)
 {
     if (!opts.rules.empty())
         rules_load();
+    check_subgroups();
     std::vector<candidate> cands;
     cgraph_node *node;
     FOR_EACH_FUNCTION(node)

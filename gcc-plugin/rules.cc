@@ -47,8 +47,8 @@ location_t rules_loc(unsigned line, unsigned column)
 static void check_group(const std::string &group, unsigned line, unsigned column)
 {
     if (!groups.count(group))
-        error_at(rules_loc(line, column), "tf: rules: group %qs is not declared (add a %<group%> line)",
-                 group.c_str());
+        error_at(rules_loc(line, column), "tf: rules: group %qs is not declared (add a %<group%> line)%s",
+                 group.c_str(), group_hint(group).c_str());
 }
 
 void rules_load(void)
@@ -65,7 +65,11 @@ void rules_load(void)
     for (const core::rules::group &g : rules.groups) {
         for (; e < errors.size() && errors[e].line < g.line; e++)
             error_at(rules_loc(errors[e].line, errors[e].column), "tf: rules: %s", errors[e].message.c_str());
-        group_declare(g.name, g.subgroups, rules_loc(g.line, g.column));
+        location_t at = rules_loc(g.line, g.column);
+        std::vector<location_t> sub_locs; /* in line order, as the line map wants */
+        for (unsigned column : g.subgroup_columns)
+            sub_locs.push_back(rules_loc(g.line, column));
+        group_declare(g.name, g.subgroups, at, sub_locs);
     }
     for (; e < errors.size(); e++)
         error_at(rules_loc(errors[e].line, errors[e].column), "tf: rules: %s", errors[e].message.c_str());
@@ -86,6 +90,17 @@ const char *rules_match(const char *file, const char *fn, unsigned *line)
     if (line)
         *line = m ? m->line : 0;
     return m ? m->group.c_str() : NULL;
+}
+
+void rules_choose(unsigned line)
+{
+    rules.choose(line);
+}
+
+void rules_lines(std::vector<unsigned> &monitors, std::vector<unsigned> &chosen)
+{
+    monitors = rules.monitor_lines();
+    chosen = rules.chosen;
 }
 
 unsigned rules_min_size(void)

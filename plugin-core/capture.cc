@@ -4,7 +4,7 @@
 #include <cctype>
 
 #include "abi.h"
-#include "nearest.h"
+#include "spelling.h"
 
 namespace tf {
 namespace core {

@@ -1,7 +1,53 @@
 #include "spelling.h"
 
+#include <algorithm>
+
+#include "nearest.h"
+
 namespace tf {
 namespace core {
+
+std::string did_you_mean(const std::string &want, const std::vector<std::string> &names,
+                         const char *open, const char *close)
+{
+    tf_nearest near;
+    tf_nearest_begin(&near, want.c_str());
+    for (const std::string &n : names)
+        tf_nearest_offer(&near, n.c_str());
+    char hint[512];
+    tf_nearest_say_quoted(&near, hint, sizeof hint, open, close);
+    tf_nearest_end(&near);
+    return hint;
+}
+
+std::string with_hint(const std::string &msg, const std::string &want,
+                      const std::vector<std::string> &names)
+{
+    std::string hint = did_you_mean(want, names);
+    return hint.empty() ? msg : msg + "; " + hint;
+}
+
+std::string nearest_names(const std::string &name, const std::vector<std::string> &names,
+                          const std::string &what)
+{
+    if (names.empty())
+        return "no " + what;
+    std::vector<std::string> by = names;
+    if (names.size() > 8) {
+        /* Any distance is worth ranking here: the limit only stops counting. */
+        const unsigned far = 1000;
+        std::stable_sort(by.begin(), by.end(), [&](const std::string &a, const std::string &b) {
+            return tf_nearest_distance(name.c_str(), a.c_str(), far) <
+                   tf_nearest_distance(name.c_str(), b.c_str(), far);
+        });
+        by.resize(3);
+    }
+    std::string out = names.size() > 8 ? "nearest of " + std::to_string(names.size()) + " " + what + ": "
+                                       : what + ": ";
+    for (size_t i = 0; i < by.size(); i++)
+        out += (i ? ", " : "") + by[i];
+    return out;
+}
 
 bool is_identifier(const std::string &s)
 {

@@ -125,7 +125,10 @@ static int deny(const struct module *m, const char *what)
     snprintf(d->module, sizeof d->module, "%s", m->path[0] ? m->path : "(main program)");
     snprintf(d->what, sizeof d->what, "%s", what);
     d->reason = TF_EPERM;
-    fprintf(stderr, "tf: permission denied: %s from %s\n", d->what, d->module);
+    const char *asked = d->what, *module = d->module;
+    TF_ESC_BUF(asked);
+    TF_ESC_BUF(module);
+    fprintf(stderr, "tf: permission denied: %s from %s\n", TF_ESC(asked), TF_ESC(module));
     return TF_EPERM;
 }
 
@@ -211,7 +214,7 @@ void tf__deny_external(const char *who, const char *what)
     pthread_mutex_unlock(&lock);
 }
 
-int tf__register_external(const char *group, tf_factory *f, const char *who)
+int tf__external_permitted(const char *who, const char *what)
 {
     tf__permission_init();
     pthread_mutex_lock(&lock);
@@ -219,10 +222,16 @@ int tf__register_external(const char *group, tf_factory *f, const char *who)
     if (sealed & TF_SEAL_REGISTRATIONS) {
         struct module m;
         snprintf(m.path, sizeof m.path, "%s", who);
-        char what[64];
-        snprintf(what, sizeof what, "register %.50s", group);
         rc = deny(&m, what);
     }
     pthread_mutex_unlock(&lock);
+    return rc;
+}
+
+int tf__register_external(const char *group, tf_factory *f, const char *who)
+{
+    char what[64];
+    snprintf(what, sizeof what, "register %.50s", group);
+    int rc = tf__external_permitted(who, what);
     return rc != TF_OK ? rc : tf__register_trusted(group, f);
 }

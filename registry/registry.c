@@ -14,11 +14,22 @@
  * destroyed only when its TU is unregistered (dlclose: no code of the TU runs
  * any more). Registration is rare; this bounds memory by the distinct factory
  * sets ever used.
+ *
+ * Foreign code (docs/design.md .lock.foreign): a factory's create and a
+ * monitor's destroy are user code that may fork, dlopen or call back into
+ * the registry, so they never run under the lock. A change is made in two
+ * steps: under the lock, holders whose monitor already exists are set and
+ * the missing monitors listed; without it, those are created; then, under
+ * the lock again, they are attached and published (settle_locked). A TU is
+ * not unregistered while a monitor is being created for it (pinned).
  */
+#define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -68,10 +79,12 @@ struct tu_entry {
     struct slot *slots;     /* tu->ngroups of them */
     unsigned char *off;     /* ABI 3 (tu->slots): off[id], function id is deselected */
     int warned;             /* an unslotted TU the selection could not apply to */
+    int dying;              /* being unregistered: no more monitors made for it */
     struct tu_entry *next;
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t idle = PTHREAD_COND_INITIALIZER; /* a settle ended its round */
 static struct group *groups;
 /* Groups by name hash (TF_MONITORS may name 100,000 of them): a fixed number
  * of buckets, allocated with the first group, so lock-free readers need no
@@ -80,9 +93,24 @@ static struct group *groups;
 static struct group **buckets;
 static struct tu_entry *tus;
 static tf_factory *watcher;
-static int (*watcher_wants)(const tf_tu *tu, uint32_t group);
+static int (*watcher_wants)(tf_factory *f, const tf_tu *tu, uint32_t group);
+static tf_factory *everywhere; /* the watchdog's (tf__registry_watch_every) */
+static void (*observer)(const tf_tu *tu); /* tf__registry_observe */
 static tf__monitor_maker maker;
 static volatile int exiting;
+
+struct need;
+
+/* A settle in progress, on its thread's stack. Its TUs are not unregistered
+ * meanwhile (a factory is reading them); a forked child drops the records
+ * of the threads it does not have. */
+struct settling {
+    pid_t tid;
+    struct tu_entry *only;  /* NULL: every TU */
+    struct need *needs;     /* being created now */
+    struct settling *next;
+};
+static struct settling *settling;
 
 void tf__registry_set_maker(tf__monitor_maker make)
 {
@@ -96,12 +124,28 @@ void tf__registry_exiting(void)
     exiting = 1;
 }
 
+/* A child has only the forking thread: the settles of the others will never
+ * end there, and nobody waits for them. */
+static void drop_other_settles(void)
+{
+    pid_t self = gettid();
+    for (struct settling **p = &settling; *p;)
+        if ((*p)->tid != self)
+            *p = (*p)->next;
+        else
+            p = &(*p)->next;
+    pthread_cond_init(&idle, NULL);
+}
+
 void tf__registry_fork(int phase)
 {
-    if (phase == TF_FORK_PREPARE)
+    if (phase == TF_FORK_PREPARE) {
         pthread_mutex_lock(&lock);
-    else
-        pthread_mutex_unlock(&lock);
+        return;
+    }
+    if (phase == TF_FORK_CHILD)
+        drop_other_settles();
+    pthread_mutex_unlock(&lock);
 }
 
 /* ---- the group graph ------------------------------------------------------- */
@@ -194,18 +238,27 @@ static void add_edge(struct group *g, struct group *sub, const tf_tu *tu)
     for (int i = 0; i < g->subs.n; i++)
         if (edge_at(&g->subs, i) == sub)
             return;
+    const char *file = tu->file, *from = g->name, *to = sub->name;
+    TF_ESC_BUF(file);
+    TF_ESC_BUF(from);
+    TF_ESC_BUF(to);
     if (reaches(sub, g)) {
+        TF_ESC(from);
+        TF_ESC(to);
         fprintf(stderr,
                 "tf: %s: subgroup cycle: '%s' is already a subgroup of '%s'; "
                 "edge %s -> %s ignored\n",
-                tu->file, g->name, sub->name, g->name, sub->name);
+                TF_ESC(file), from_esc, to_esc, from_esc, to_esc);
         return;
     }
     /* parents first: a reader walking up must never miss an edge the
      * subgroup list already shows */
-    if (push_edge(&sub->parents, g) == TF_OK && push_edge(&g->subs, sub) != TF_OK)
-        fprintf(stderr, "tf: %s: out of memory: edge %s -> %s only partly added\n", tu->file,
-                g->name, sub->name);
+    if (push_edge(&sub->parents, g) != TF_OK)
+        fprintf(stderr, "tf: %s: out of memory: subgroup %s of %s not added: what is registered "
+                        "on %s does not reach it\n", TF_ESC(file), TF_ESC(to), TF_ESC(from), TF_ESC(from));
+    else if (push_edge(&g->subs, sub) != TF_OK)
+        fprintf(stderr, "tf: %s: out of memory: edge %s -> %s only partly added\n", TF_ESC(file),
+                TF_ESC(from), TF_ESC(to));
 }
 
 /* Grows v (which starts as the caller's array small, of *cap entries) to
@@ -290,7 +343,8 @@ static int factories_for(struct group *h, struct factory_set *s)
  * watches, so it sees the call after they did). */
 static int watch_set(const tf_tu *tu, uint32_t group, struct factory_set *s)
 {
-    return watcher && watcher_wants(tu, group) ? set_add(s, watcher) : 0;
+    int rc = watcher && watcher_wants(watcher, tu, group) ? set_add(s, watcher) : 0;
+    return rc == 0 && everywhere ? set_add(s, everywhere) : rc;
 }
 
 static void set_free(struct factory_set *s)
@@ -333,11 +387,18 @@ static int same_set(const struct made *m, tf_factory *const *set, int n)
     return m->n == n && memcmp(m->set, set, (size_t)n * sizeof *set) == 0;
 }
 
-static struct made *make(struct slot *s, const tf_tu *tu, tf_factory *const *set, int n)
+static struct made *made_find(struct slot *s, tf_factory *const *set, int n)
 {
     for (struct made *m = s->made; m; m = m->next)
         if (same_set(m, set, n))
             return m;
+    return NULL;
+}
+
+/* Keeps monitor (NULL: the factories made none, which is said once and not
+ * asked again) as what set makes for s; NULL if out of memory. Lock held. */
+static struct made *made_add(struct slot *s, tf_factory *const *set, int n, tf_monitor *monitor)
+{
     struct made *m = calloc(1, sizeof *m);
     if (!m || !(m->set = malloc((size_t)n * sizeof *set))) {
         free(m);
@@ -345,14 +406,7 @@ static struct made *make(struct slot *s, const tf_tu *tu, tf_factory *const *set
     }
     memcpy(m->set, set, (size_t)n * sizeof *set);
     m->n = n;
-    m->monitor = maker ? maker(set, (size_t)n, tu) : NULL; /* one factory: its own monitor */
-    if (!m->monitor) {
-        fprintf(stderr, "tf: %s: factory '%s' created no monitor for group '%s'\n",
-                tu->file, set[0]->name ? set[0]->name : "?", s->group->name);
-        free(m->set);
-        free(m);
-        return NULL;
-    }
+    m->monitor = monitor;
     m->next = s->made;
     s->made = m;
     return m;
@@ -399,10 +453,13 @@ static void select_tu(struct tu_entry *e)
             example = tu->names[id].name;
     }
     if (skipped && !e->warned) {
+        const char *file = tu->file;
+        TF_ESC_BUF(file);
+        TF_ESC_BUF(example);
         e->warned = 1;
         fprintf(stderr, "tf: %s: the selection cannot switch off '%s'%s: this TU was built with "
                         "TF_TU_ABI %u, without per-function slots; rebuild it with this TF\n",
-                tu->file, example, skipped > 1 ? " and others" : "", tu->abi);
+                TF_ESC(file), TF_ESC(example), skipped > 1 ? " and others" : "", tu->abi);
     }
 }
 
@@ -416,25 +473,89 @@ static int alloc_off(struct tu_entry *e)
 
 static void free_entry(struct tu_entry *e)
 {
+    if (!e)
+        return;
     free(e->off);
     free(e->slots);
     free(e);
 }
 
-static void update_tu(struct tu_entry *e)
+/* A monitor a holder wants that does not exist yet: created without the
+ * lock (settle). */
+struct need {
+    struct tu_entry *e;
+    uint32_t slot;
+    tf_factory **set;
+    int n;
+    tf_monitor *monitor;
+    int oom;                /* the factories made none, out of memory */
+    struct need *next;
+};
+
+
+/* Lock held. */
+static int pinned(const struct tu_entry *e)
+{
+    for (const struct settling *r = settling; r; r = r->next) {
+        if (r->only == e)
+            return 1;
+        for (const struct need *d = r->needs; d; d = d->next)
+            if (d->e == e)
+                return 1;
+    }
+    return 0;
+}
+
+/* Lock held. 0, or TF_ENOMEM (the holder then stays as it is). */
+static int add_need(struct tu_entry *e, uint32_t slot, const struct factory_set *set,
+                    struct need **needs)
+{
+    struct need *d = calloc(1, sizeof *d);
+    if (!d || !(d->set = malloc((size_t)set->n * sizeof *set->v))) {
+        free(d);
+        return TF_ENOMEM;
+    }
+    memcpy(d->set, set->v, (size_t)set->n * sizeof *set->v);
+    d->n = set->n;
+    d->e = e;
+    d->slot = slot;
+    d->next = *needs;
+    *needs = d;
+    return TF_OK;
+}
+
+static void set_holder(struct tu_entry *e, uint32_t i, struct made *m)
+{
+    e->slots[i].current = m;
+    __atomic_store_n(e->tu->groups[i].holder, m ? m->monitor : NULL, __ATOMIC_RELEASE);
+}
+
+/* Sets each holder of e whose wanted monitor exists already; lists in
+ * *needs those still to be created. Lock held. */
+static void update_tu(struct tu_entry *e, struct need **needs)
 {
     int changed = 0;
-    for (uint32_t i = 0; i < e->tu->ngroups; i++) {
+    for (uint32_t i = 0; i < e->tu->ngroups && !e->dying; i++) {
         struct slot *s = &e->slots[i];
         struct factory_set set;
-        if (factories_for(s->group, &set) != 0 || watch_set(e->tu, i, &set) != 0) {
+        struct made *m;
+        int rc = factories_for(s->group, &set);
+        if (rc == 0)
+            rc = watch_set(e->tu, i, &set);
+        if (rc == 0 && !(s->current ? same_set(s->current, set.v, set.n) : set.n == 0)) {
+            if (!set.n || (m = made_find(s, set.v, set.n))) {
+                set_holder(e, i, set.n ? m : NULL);
+                changed = 1;
+            } else {
+                rc = add_need(e, i, &set, needs);
+            }
+        }
+        if (rc != 0) {
+            const char *file = e->tu->file, *group = s->group->name;
+            TF_ESC_BUF(file);
+            TF_ESC_BUF(group);
             fprintf(stderr, "tf: %s: out of memory: the monitor for group '%s' is unchanged\n",
-                    e->tu->file, s->group->name);
-        } else if (!(s->current ? same_set(s->current, set.v, set.n) : set.n == 0)) {
-            s->current = set.n ? make(s, e->tu, set.v, set.n) : NULL;
-            __atomic_store_n(e->tu->groups[i].holder, s->current ? s->current->monitor : NULL,
-                             __ATOMIC_RELEASE);
-            changed = 1;
+                    TF_ESC(file), TF_ESC(group));
         }
         set_free(&set);
     }
@@ -442,10 +563,94 @@ static void update_tu(struct tu_entry *e)
         write_slots(e);
 }
 
-static void update_all(void)
+/* Lock held: keeps each created monitor as its slot's (or leaves it in the
+ * need, to be destroyed, if another thread made the same meanwhile or the
+ * TU is going); the holders are set by the next round. 0, or TF_ENOMEM. */
+static int attach(struct need *needs)
 {
-    for (struct tu_entry *e = tus; e; e = e->next)
-        update_tu(e);
+    int rc = TF_OK;
+    for (struct need *d = needs; d; d = d->next) {
+        struct tu_entry *e = d->e;
+        struct slot *s = &e->slots[d->slot];
+        if (e->dying || made_find(s, d->set, d->n))
+            continue;
+        if (!d->monitor) {
+            const char *file = e->tu->file, *factory = d->set[0]->name, *group = s->group->name;
+            TF_ESC_BUF(file);
+            TF_ESC_BUF(factory);
+            TF_ESC_BUF(group);
+            fprintf(stderr, "tf: %s: factory '%s' created no monitor for group '%s'%s\n",
+                    TF_ESC(file), TF_ESC(factory), TF_ESC(group), d->oom ? ": out of memory" : "");
+        }
+        if (made_add(s, d->set, d->n, d->monitor))
+            d->monitor = NULL; /* kept */
+        else
+            rc = TF_ENOMEM;
+    }
+    return rc;
+}
+
+static void destroy_monitor(tf_monitor *m)
+{
+    if (m && !exiting && m->ops->destroy)
+        m->ops->destroy(m);
+}
+
+static void free_needs(struct need *d)
+{
+    for (struct need *next; d; d = next) {
+        next = d->next;
+        destroy_monitor(d->monitor);
+        free(d->set);
+        free(d);
+    }
+}
+
+/* Brings the holders of only, or of every TU, to what the registrations
+ * want. Called with the lock held, returns without it: the monitors missing
+ * are created between two rounds under it, and rounds repeat until nothing
+ * is missing (another thread may have changed the registrations meanwhile). */
+static void settle_locked(struct tu_entry *only)
+{
+    struct settling me = {.tid = gettid(), .only = only, .next = settling};
+    settling = &me;
+    int rc = TF_OK;
+    for (;;) {
+        for (struct tu_entry *e = only ? only : tus; e; e = only ? NULL : e->next)
+            update_tu(e, &me.needs);
+        tf__monitor_maker make = maker;
+        if (!me.needs || rc != TF_OK)
+            break;
+        pthread_mutex_unlock(&lock);
+        for (struct need *d = me.needs; d; d = d->next) {
+            errno = 0;
+            d->monitor = make ? make(d->set, (size_t)d->n, d->e->tu) : NULL;
+            d->oom = !d->monitor && errno == ENOMEM;
+        }
+        pthread_mutex_lock(&lock);
+        rc = attach(me.needs);
+        struct need *done = me.needs;
+        me.needs = NULL;
+        pthread_mutex_unlock(&lock);
+        free_needs(done);
+        pthread_mutex_lock(&lock);
+    }
+    struct settling **p = &settling;
+    while (*p != &me)
+        p = &(*p)->next;
+    *p = me.next;
+    struct need *left = me.needs;
+    pthread_cond_broadcast(&idle);
+    pthread_mutex_unlock(&lock);
+    free_needs(left);
+    if (rc != TF_OK)
+        fprintf(stderr, "tf: out of memory: some monitors were not attached\n");
+}
+
+static void settle(void)
+{
+    pthread_mutex_lock(&lock);
+    settle_locked(NULL);
 }
 
 /* ---- selection ------------------------------------------------------------- */
@@ -510,12 +715,29 @@ TF_API int tf_selected(const tf_tu *tu, int id)
     return rc;
 }
 
-void tf__registry_watch(tf_factory *f, int (*wants)(const tf_tu *tu, uint32_t group))
+void tf__registry_watch(tf_factory *f, int (*wants)(tf_factory *f, const tf_tu *tu, uint32_t group))
 {
     pthread_mutex_lock(&lock);
     watcher = f;
     watcher_wants = wants;
-    update_all();
+    pthread_mutex_unlock(&lock);
+    settle();
+}
+
+void tf__registry_watch_every(tf_factory *f)
+{
+    pthread_mutex_lock(&lock);
+    everywhere = f;
+    pthread_mutex_unlock(&lock);
+    settle();
+}
+
+void tf__registry_observe(void (*fn)(const tf_tu *tu))
+{
+    pthread_mutex_lock(&lock);
+    observer = fn;
+    for (struct tu_entry *e = tus; e && fn; e = e->next)
+        fn(e->tu);
     pthread_mutex_unlock(&lock);
 }
 
@@ -532,11 +754,10 @@ static int do_register(const char *group, tf_factory *f)
 {
     pthread_mutex_lock(&lock);
     struct group *g = group_get(group);
-    if (g) {
+    if (g)
         g->factory = f;
-        update_all();
-    }
     pthread_mutex_unlock(&lock);
+    settle();
     return g ? TF_OK : TF_ENOMEM;
 }
 
@@ -568,11 +789,12 @@ TF_API int tf_clear(const char *group)
         return TF_EINVAL;
     pthread_mutex_lock(&lock);
     struct group *g = group_find(group);
-    if (g && g->factory) {
+    int was = g && g->factory;
+    if (was)
         g->factory = NULL;
-        update_all();
-    }
     pthread_mutex_unlock(&lock);
+    if (was)
+        settle();
     return TF_OK;
 }
 
@@ -581,8 +803,8 @@ TF_API void tf_clear_all(void)
     pthread_mutex_lock(&lock);
     for (struct group *g = groups; g; g = g->next)
         g->factory = NULL;
-    update_all();
     pthread_mutex_unlock(&lock);
+    settle();
 }
 
 TF_API tf_factory *tf_registered_factory(const char *group)
@@ -639,6 +861,14 @@ static const char *descriptor_problem(const tf_tu *tu)
     return NULL;
 }
 
+static void oom_group(const tf_tu *tu, const char *group)
+{
+    const char *file = tu->file;
+    TF_ESC_BUF(file);
+    TF_ESC_BUF(group);
+    fprintf(stderr, "tf: %s: out of memory: group %s not declared\n", TF_ESC(file), TF_ESC(group));
+}
+
 static void merge_groups(const tf_tu *tu)
 {
     for (uint32_t i = 0; i < tu->ndecls; i++) {
@@ -649,7 +879,11 @@ static void merge_groups(const tf_tu *tu)
             struct group *sub = group_get(tu->decls[i].subgroups[j]);
             if (sub)
                 add_edge(g, sub, tu);
+            else
+                oom_group(tu, tu->decls[i].subgroups[j]);
         }
+        if (!g)
+            oom_group(tu, tu->decls[i].name);
     }
 }
 
@@ -678,10 +912,13 @@ static int abi_refused(const tf_tu *tu)
     char buf[64];
     if (tu->abi >= 1 && tu->abi <= TF_TU_ABI)
         return 0;
+    const char *file = tu->file, *producer = tu_producer(tu, buf, sizeof buf);
+    TF_ESC_BUF(file);
+    TF_ESC_BUF(producer);
     fprintf(stderr,
             "tf: %s: TU not registered: it has TF_TU_ABI %u (built by %s); this libtf "
             "(TF " TF_VERSION ") takes TF_TU_ABI 1 to %u\n",
-            tu->file ? tu->file : "?", tu->abi, tu_producer(tu, buf, sizeof buf), TF_TU_ABI);
+            TF_ESC(file), tu->abi, TF_ESC(producer), TF_TU_ABI);
     return 1;
 }
 
@@ -691,16 +928,21 @@ TF_API void tf_tu_register(tf_tu *tu)
         return;
     const char *problem = tu ? descriptor_problem(tu) : "NULL descriptor";
     if (problem) {
-        fprintf(stderr, "tf: %s: TU not registered: %s\n", tu && tu->file ? tu->file : "?", problem);
+        const char *file = tu ? tu->file : NULL;
+        TF_ESC_BUF(file);
+        fprintf(stderr, "tf: %s: TU not registered: %s\n", TF_ESC(file), problem);
         return;
     }
     pthread_mutex_lock(&lock);
-    struct tu_entry *e = *tu_link(tu) ? NULL : calloc(1, sizeof *e);
+    int again = *tu_link(tu) != NULL;
+    struct tu_entry *e = again ? NULL : calloc(1, sizeof *e);
     if (e)
         e->tu = tu;
-    if (e && (!(e->slots = calloc(tu->ngroups ? tu->ngroups : 1, sizeof *e->slots)) ||
-              alloc_off(e) != 0)) {
-        fprintf(stderr, "tf: %s: TU not registered: out of memory\n", tu->file);
+    if (!again && (!e || !(e->slots = calloc(tu->ngroups ? tu->ngroups : 1, sizeof *e->slots)) ||
+                   alloc_off(e) != 0)) {
+        const char *file = tu->file;
+        TF_ESC_BUF(file);
+        fprintf(stderr, "tf: %s: TU not registered: out of memory\n", TF_ESC(file));
         free_entry(e);
         e = NULL;
     }
@@ -717,21 +959,26 @@ TF_API void tf_tu_register(tf_tu *tu)
             e->next = tus;
             tus = e;
             select_tu(e);
-            update_tu(e);
+            if (observer)
+                observer(tu); /* hints.c: libtf's own, under the lock */
         } else {
             free_entry(e);
+            e = NULL;
         }
     }
-    pthread_mutex_unlock(&lock);
+    if (e)
+        settle_locked(e); /* unlocks */
+    else
+        pthread_mutex_unlock(&lock);
 }
 
-static void free_slot(struct slot *s)
+/* Destroys the monitors of s, which nothing can reach any more. Without
+ * the lock: destroy is the factory's code. */
+static void free_made(struct made *m)
 {
-    struct made *next;
-    for (struct made *m = s->made; m; m = next) {
+    for (struct made *next; m; m = next) {
         next = m->next;
-        if (!exiting && m->monitor->ops->destroy)
-            m->monitor->ops->destroy(m->monitor);
+        destroy_monitor(m->monitor);
         free(m->set);
         free(m);
     }
@@ -740,19 +987,24 @@ static void free_slot(struct slot *s)
 TF_API void tf_tu_unregister(tf_tu *tu)
 {
     pthread_mutex_lock(&lock);
-    struct tu_entry **p = tu_link(tu), *e = *p;
+    struct tu_entry *e = *tu_link(tu);
     if (e) {
-        *p = e->next;
+        e->dying = 1;
+        while (pinned(e)) /* a monitor is being made for it: its factory reads tu */
+            pthread_cond_wait(&idle, &lock);
+        *tu_link(tu) = e->next;
         for (uint32_t i = 0; i < tu->ngroups; i++) {
             __atomic_store_n(tu->groups[i].holder, NULL, __ATOMIC_RELEASE);
             e->slots[i].current = NULL;
         }
         write_slots(e); /* all NULL before any monitor is destroyed */
-        for (uint32_t i = 0; i < tu->ngroups; i++)
-            free_slot(&e->slots[i]);
-        free_entry(e);
     }
     pthread_mutex_unlock(&lock);
+    if (!e)
+        return;
+    for (uint32_t i = 0; i < tu->ngroups; i++)
+        free_made(e->slots[i].made);
+    free_entry(e);
 }
 
 TF_API const tf_tu *tf_tu_find(const char *name)
@@ -825,6 +1077,17 @@ TF_API int tf_group_known(const char *group)
     int known = g && g->declared;
     pthread_mutex_unlock(&lock);
     return known;
+}
+
+int tf__group_each_declared(int (*fn)(const char *name, void *arg), void *arg)
+{
+    int rc = 0;
+    pthread_mutex_lock(&lock);
+    for (struct group *g = groups; g && !rc; g = g->next)
+        if (g->declared)
+            rc = fn(g->name, arg);
+    pthread_mutex_unlock(&lock);
+    return rc;
 }
 
 TF_API int tf_group_subgroups(const char *group, const char **out, int max)

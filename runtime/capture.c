@@ -145,7 +145,7 @@ static void show_text(tf_buf *b, const unsigned char *obj, uint64_t len, uint64_
         size_t n = shown - at < sizeof chunk ? (size_t)(shown - at) : sizeof chunk;
         if (!tf__copy_bytes(chunk, obj + at, n)) { /* runs into unreadable memory: cut, as strings are */
             for (size_t i = 0; i < n && tf__copy_bytes(chunk, obj + at + i, 1); i++)
-                tf__buf_escaped(b, (unsigned char)chunk[0]);
+                tf__buf_quoted_byte(b, (unsigned char)chunk[0]);
             tf__buf_puts(b, "\"...");
             return;
         }
@@ -154,7 +154,7 @@ static void show_text(tf_buf *b, const unsigned char *obj, uint64_t len, uint64_
                 tf__buf_put(b, "\"", 1);
                 return;
             }
-            tf__buf_escaped(b, (unsigned char)chunk[i]);
+            tf__buf_quoted_byte(b, (unsigned char)chunk[i]);
         }
         at += n;
     }

@@ -4,6 +4,7 @@
  * reaching a group; users compose with tf_compose. Compositions are flattened
  * and duplicates dropped, so each monitor sees each event once.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -122,9 +123,14 @@ tf_monitor *tf__compose_create(tf_factory *const *fs, size_t n, const tf_tu *tu)
     }
     total = flatten(fs, n, leaves, 0);
     for (size_t i = 0; i < total; i++) {
+        errno = 0;
         tf_monitor *m = tf__monitor_create(leaves[i], tu);
         if (m)
             c->parts[c->n++] = m;
+        else if (total > 1) /* alone, the registry says it */
+            fprintf(stderr, "tf: %s: factory '%s' created no monitor%s; the others it is composed "
+                            "with still trace\n", tu->file, leaves[i]->name ? leaves[i]->name : "?",
+                    errno == ENOMEM ? ": out of memory" : "");
     }
     free(leaves);
     if (c->n <= 1) {

@@ -33,6 +33,8 @@ tf__config_parser tf__parse_any;    /* any text */
 tf__config_parser tf__parse_one_of; /* arg lists the choices: "line|full" */
 tf__config_parser tf__parse_size;   /* bytes, suffixes K, M, G; arg: "MIN|MAX" in that form */
 tf__config_parser tf__parse_ms;     /* milliseconds, digits only; arg: "MIN|MAX" */
+tf__config_parser tf__parse_watchdog; /* TF_WATCHDOG's DURATION[,ACTION...] (runtime/watchdog/config.c) */
+tf__config_parser tf__parse_sample;   /* TF_SAMPLE's DURATION (runtime/watchdog/config.c) */
 
 /* A size as tf__parse_size reads it ("64K", "4096"), 0 if malformed. */
 unsigned long long tf__config_size(const char *s);

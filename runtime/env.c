@@ -34,10 +34,18 @@ static size_t nasked, asked_cap;
 static char **asked_index;
 static size_t index_cap;
 
-/* Items are applied one at a time (start-up, and each new factory that an
- * item waits for); this lock also keeps the lists below. */
+/* Items are applied in order by one thread at a time (start-up, and each
+ * new factory that an item waits for), without the lock (docs/design.md
+ * .lock.foreign): looking a factory up may load its library, and making and
+ * registering it runs foreign code, any of which may fork or add factories.
+ * A thread that finds items being applied (by another thread, or by itself
+ * further up its stack, when a library's constructor adds a factory) notes
+ * that they should be tried again and leaves it to the applier. The lock
+ * keeps the lists here, the applier and TF_OUTPUT's stream. */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static TF_TLS int applying; /* this thread holds lock: a factory added meanwhile waits */
+static pid_t applier; /* the thread applying items, or 0 */
+static int again;     /* try the waiting items once more */
+static int last_try;  /* exit: what still waits is reported */
 struct waiting {
     char *item;
     int index;
@@ -45,14 +53,12 @@ struct waiting {
 };
 static struct waiting *waiting, **waiting_end = &waiting;
 
-FILE *tf__env_output(void)
+static FILE *open_output(void)
 {
-    if (output)
-        return output;
     const char *path = tf__config_get("TF_OUTPUT");
     if (!path || strcmp(path, "-") == 0)
         return output = stderr;
-    output = tf__create_file("TF_OUTPUT", path);
+    output = tf__create_file("TF_OUTPUT", path, TF_FILE_DPRINT, tf__env_file_flags() | TF_FILES_SHARED, NULL);
     if (!output) {
         fprintf(stderr, "tf: TF_OUTPUT: dprint writes to stderr instead\n");
         return output = stderr;
@@ -69,6 +75,19 @@ FILE *tf__env_output(void)
     setvbuf(output, buffer, buffer && !line ? _IOFBF : _IOLBF, buffer ? OUTPUT_BUFFER : 0);
     tf__dprint_buffered(output, buffer && !line ? OUTPUT_BUFFER : 0);
     return output;
+}
+
+FILE *tf__env_output(void)
+{
+    pthread_mutex_lock(&lock);
+    FILE *out = output ? output : open_output();
+    pthread_mutex_unlock(&lock);
+    return out;
+}
+
+unsigned tf__env_file_flags(void)
+{
+    return TF_FILES_APPEND | (strcmp(tf__config_get("TF_OVERWRITE"), "1") == 0 ? TF_FILES_OVERWRITE : 0);
 }
 
 static char *trim(char *s)
@@ -118,11 +137,25 @@ static int bad(int index, const char *item, const char *why, const char *what, c
 
 static int unknown_factory(int index, const char *item, const char *name, const char *more)
 {
-    char why[1024];
-    int n = snprintf(why, sizeof why, "unknown factory (known: ");
-    tf__factories_known(why + n, sizeof why - (size_t)n - 1);
-    strcat(why, ")");
-    return bad(index, item, why, name, more);
+    char *known = tf__factories_known(), *why = NULL, hint[256], both[1024];
+    if (!known || asprintf(&why, "unknown factory (known: %s)", known) < 0)
+        why = NULL;
+    tf__hint_factory(name, hint, sizeof hint);
+    snprintf(both, sizeof both, "%s%s%s", more, *more && *hint ? "; " : "", hint);
+    int rc = bad(index, item, why ? why : "unknown factory", name, both);
+    free(why);
+    free(known);
+    return rc;
+}
+
+/* A name no factory can have (tf_env_add_factory refuses it) waits for
+ * nothing: said at once. "app=dprint;stats=timing" is two items. */
+static int bad_factory_name(int index, const char *item, const char *name)
+{
+    int separator = strpbrk(name, ";:=|& \t") != NULL;
+    return bad(index, item, "bad factory name", name,
+               separator ? "items are separated by ','"
+                         : "a factory name is letters, digits, '_' and '-'");
 }
 
 /* The slot of group in asked_index: where it is, or the empty one to put it. */
@@ -136,6 +169,7 @@ static char **index_slot(char **table, size_t cap, const char *group)
             return &table[i];
 }
 
+/* Lock held. */
 static int asked_for(const char *group)
 {
     return asked_index && *index_slot(asked_index, index_cap, group);
@@ -168,8 +202,13 @@ static int asked_room(void)
 
 static void remember(const char *group)
 {
-    if (asked_for(group) || !asked_room() || !(asked[nasked] = strdup(group)))
+    if (asked_for(group))
         return;
+    if (!asked_room() || !(asked[nasked] = strdup(group))) {
+        fprintf(stderr, "tf: TF_MONITORS: out of memory: a later item on group '%s' replaces "
+                        "this one instead of adding to it\n", group);
+        return;
+    }
     *index_slot(asked_index, index_cap, group) = asked[nasked];
     nasked++;
 }
@@ -178,16 +217,21 @@ static void remember(const char *group)
  * io=dprint,io=tracer keeps both. fs has room for one more in front. */
 static void apply(const char *group, tf_factory **fs, size_t n)
 {
-    tf_factory *earlier = asked_for(group) ? tf_registered_factory(group) : NULL;
+    pthread_mutex_lock(&lock);
+    int earlier_item = asked_for(group);
+    pthread_mutex_unlock(&lock);
+    tf_factory *earlier = earlier_item ? tf_registered_factory(group) : NULL;
     if (earlier) {
         memmove(fs + 1, fs, n * sizeof *fs);
         fs[0] = earlier;
         n++;
     }
     tf_factory *f = n == 1 ? fs[0] : tf_compose(fs, n);
-    if (f)
-        tf__register_trusted(group, f);
+    if (!f || tf__register_trusted(group, f) != TF_OK)
+        fprintf(stderr, "tf: TF_MONITORS: out of memory: nothing registered on group '%s'\n", group);
+    pthread_mutex_lock(&lock);
     remember(group);
+    pthread_mutex_unlock(&lock);
 }
 
 enum { APPLIED, REPORTED, WAITS };
@@ -204,6 +248,8 @@ static int resolve(char *list, tf_factory **fs, size_t *n, int index, const char
         name = trim(name);
         if (!*name)
             return bad(index, shown, "empty factory name", NULL, NULL), REPORTED;
+        if (!tf__factory_name_valid(name))
+            return bad_factory_name(index, shown, name), REPORTED;
         char why[512];
         int unknown;
         tf_factory *f = tf__factory_named(name, &unknown, why, sizeof why);
@@ -212,7 +258,7 @@ static int resolve(char *list, tf_factory **fs, size_t *n, int index, const char
         if (unknown)
             return unknown_factory(index, shown, name, why), REPORTED;
         if (!f)
-            return bad(index, shown, "factory could not be created", name, NULL), REPORTED;
+            return bad(index, shown, "factory could not be created", name, why), REPORTED;
         fs[(*n)++] = f;
     }
     return APPLIED;
@@ -261,7 +307,8 @@ static int apply_item(const char *text, int index, int last)
     return rc;
 }
 
-static void wait_for_factory(const char *item, int index)
+/* Lock held. Queues item (number index of TF_MONITORS) to be applied. */
+static void queue_item(const char *item, int index)
 {
     struct waiting *w = calloc(1, sizeof *w);
     if (!w || !(w->item = strdup(item))) {
@@ -274,51 +321,75 @@ static void wait_for_factory(const char *item, int index)
     waiting_end = &w->next;
 }
 
-/* Lock held. Applies what waits, in order, as far as it can now. */
-static void retry_waiting(int last)
+/* Lock held. Puts the items of keep, which still wait, back in front of
+ * those queued meanwhile. */
+static void requeue(struct waiting *keep, struct waiting **keep_end)
 {
-    struct waiting **p = &waiting;
-    while (*p) {
-        struct waiting *w = *p;
-        if (apply_item(w->item, w->index, last) == WAITS) {
-            p = &w->next;
-            continue;
-        }
-        *p = w->next;
-        free(w->item);
-        free(w);
+    if (!keep)
+        return;
+    *keep_end = waiting;
+    if (!waiting)
+        waiting_end = keep_end;
+    waiting = keep;
+}
+
+/* Applies the queued items, in order, as far as they can be now; last: no
+ * factory can come any more, so an unknown one is reported. */
+static void apply_waiting(int last)
+{
+    pid_t self = gettid();
+    pthread_mutex_lock(&lock);
+    again = 1;
+    last_try |= last;
+    if (applier) { /* it goes round again before it stops */
+        pthread_mutex_unlock(&lock);
+        return;
     }
-    waiting_end = p;
+    applier = self;
+    while (again) {
+        again = 0;
+        int final = last_try;
+        struct waiting *w = waiting, *keep = NULL, **keep_end = &keep;
+        waiting = NULL;
+        waiting_end = &waiting;
+        pthread_mutex_unlock(&lock);
+        for (struct waiting *next; w; w = next) {
+            next = w->next;
+            w->next = NULL;
+            if (apply_item(w->item, w->index, final) == WAITS) {
+                *keep_end = w;
+                keep_end = &w->next;
+            } else {
+                free(w->item);
+                free(w);
+            }
+        }
+        pthread_mutex_lock(&lock);
+        requeue(keep, keep_end);
+    }
+    applier = 0;
+    pthread_mutex_unlock(&lock);
 }
 
 static void factory_added(void)
 {
-    if (applying)
-        return; /* the item being applied looks the name up again itself */
-    pthread_mutex_lock(&lock);
-    applying = 1;
-    retry_waiting(0);
-    applying = 0;
-    pthread_mutex_unlock(&lock);
+    apply_waiting(0);
 }
 
 tf_factory *tf__env_factory(const char *name, int *unknown, char *why, size_t len)
 {
-    pthread_mutex_lock(&lock);
-    applying = 1;
     tf_factory *f = tf__factory_named(name, unknown, why, len);
-    retry_waiting(0); /* making f may have published what an item waits for */
-    applying = 0;
-    pthread_mutex_unlock(&lock);
+    apply_waiting(0); /* making f may have published what an item waits for */
     return f;
 }
 
-static void apply_all(const char *value)
+static void queue_all(const char *value)
 {
     char *copy = strdup(value);
     int index = 0;
     if (!copy)
         fprintf(stderr, "tf: TF_MONITORS: out of memory; ignored\n");
+    pthread_mutex_lock(&lock);
     /* strtok would merge empty items: walk the commas by hand. */
     for (char *item = copy, *next; item; item = next) {
         next = strchr(item, ',');
@@ -326,32 +397,45 @@ static void apply_all(const char *value)
             *next++ = 0;
         index++;
         char *t = trim(item);
-        if (*t && apply_item(t, index, 0) == WAITS)
-            wait_for_factory(t, index);
+        if (*t)
+            queue_item(t, index);
     }
+    pthread_mutex_unlock(&lock);
     free(copy);
 }
 
 static void check_at_exit(void)
 {
+    apply_waiting(1);
     pthread_mutex_lock(&lock);
-    applying = 1;
-    retry_waiting(1);
-    applying = 0;
+    tf_names declared = {NULL, 0, 0};
+    int taken = 0;
+    for (size_t i = 0; i < nasked; i++) {
+        if (tf_group_known(asked[i]))
+            continue;
+        char hint[256];
+        if (!taken++)
+            declared = tf__declared_groups();
+        tf__names_hint(&declared, asked[i], hint, sizeof hint);
+        fprintf(stderr, "tf: TF_MONITORS: no loaded code declares group '%s': "
+                        "nothing was traced for it%s%s\n", asked[i], *hint ? "; " : "", hint);
+    }
+    tf__names_free(&declared);
     pthread_mutex_unlock(&lock);
-    for (size_t i = 0; i < nasked; i++)
-        if (!tf_group_known(asked[i]))
-            fprintf(stderr, "tf: TF_MONITORS: no loaded code declares group '%s': "
-                            "nothing was traced for it\n", asked[i]);
 }
 
-/* fork: first in the runtime's lock order (applying an item registers). */
+/* fork: first in the runtime's lock order. A child has only the forking
+ * thread: if another was applying items, none is now (the items it held
+ * are lost to the child, which inherits what they registered so far). */
 void tf__env_fork(int phase)
 {
-    if (phase == TF_FORK_PREPARE)
+    if (phase == TF_FORK_PREPARE) {
         pthread_mutex_lock(&lock);
-    else
-        pthread_mutex_unlock(&lock);
+        return;
+    }
+    if (phase == TF_FORK_CHILD && applier != gettid())
+        applier = 0;
+    pthread_mutex_unlock(&lock);
 }
 
 /* "tf: TF_SELECT: item N 'ITEM': WHY; the other items apply", escaped. */
@@ -363,11 +447,37 @@ static void bad_select(int index, const char *item, size_t len, const char *why,
     free(copy);
 }
 
+static tf_pending **select_seen; /* by item, NULL where out of memory */
+static size_t nselect;
+
 static void unmatched_select(int index, const char *item, void *arg)
 {
     fprintf(stderr, "tf: TF_SELECT: item %d '", index);
     tf__config_escaped(stderr, item);
-    fprintf(stderr, "' matched no monitored function of the code loaded: it changed nothing\n");
+    char hint[256] = "";
+    if (index >= 1 && (size_t)index <= nselect && select_seen[index - 1])
+        tf__pending_hint(select_seen[index - 1], hint, sizeof hint);
+    fprintf(stderr, "' matched no monitored function of the code loaded: it changed nothing%s%s\n",
+            *hint ? "; " : "", hint);
+}
+
+/* Each TF_SELECT item's glob, watched for "did you mean" at exit (hints.c). */
+static void watch_select(const char *value)
+{
+    for (const char *p = value; *p;) {
+        size_t n = strcspn(p, ",");
+        char *item = strndup(p, n);
+        tf_pending **more = item ? realloc(select_seen, (nselect + 1) * sizeof *more) : NULL;
+        if (!more) {
+            free(item);
+            return;
+        }
+        select_seen = more;
+        char *glob = trim(item);
+        select_seen[nselect++] = tf__pending_function(glob + (*glob == '+' || *glob == '-'));
+        free(item);
+        p += n + (p[n] == ',');
+    }
 }
 
 static void check_select_at_exit(void)
@@ -377,23 +487,23 @@ static void check_select_at_exit(void)
 
 void tf__env_init(void)
 {
+    tf__files_overwrite_hint = "set TF_OVERWRITE=1";
     if (strcmp(tf__config_get("TF_HELP"), "1") == 0) {
         tf__config_help(stderr);
         tf__factories_help(stderr);
     }
+    tf__out_init(); /* before any monitor is made: TF_OUT's items never change after */
     const char *select = tf__config_get("TF_SELECT");
     if (select) {
+        watch_select(select);
         tf__select(select, TF__SELECT_ENV, bad_select, NULL);
-        atexit(check_select_at_exit);
+        tf__at_exit(check_select_at_exit);
     }
     const char *monitors = tf__config_get("TF_MONITORS");
     if (!monitors)
         return;
     tf__factories_on_add(factory_added);
-    pthread_mutex_lock(&lock);
-    applying = 1;
-    apply_all(monitors);
-    applying = 0;
-    pthread_mutex_unlock(&lock);
-    atexit(check_at_exit);
+    queue_all(monitors);
+    apply_waiting(0);
+    tf__at_exit(check_at_exit);
 }

@@ -4,9 +4,14 @@
  * tf_env_add_factory. A name nobody registered is looked for once as
  * "libtf-NAME.so" next to libtf itself (its constructor registers NAME), so
  * a factory with heavy dependencies (LTTng) stays out of libtf.
+ *
+ * No lock is held while a library loads or a maker runs (docs/design.md
+ * .lock.foreign): either may fork or register factories. A factory asked
+ * for by two threads at once is made once; the second waits for it.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <errno.h>
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -14,25 +19,51 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "nearest.h"
+
+enum { UNMADE, MAKING, MADE };
 
 struct entry {
     char *name, *help;
     tf_factory_maker make;
-    tf_factory *made;  /* make's result, once asked */
-    int asked;
+    tf_factory *made;   /* make's result, once MADE */
+    int state;
+    pid_t maker;        /* MAKING: the thread running make */
     struct entry *next; /* sorted by name */
 };
 
+/* Names looked for as libtf-NAME.so, each once. */
+struct tried {
+    struct tried *next;
+    char name[];
+};
+
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t made_cond = PTHREAD_COND_INITIALIZER;
 static struct entry *entries;
+static struct tried *tried;
 static void (*on_add)(void);
+
+/* A child has only the forking thread: a factory another thread was making
+ * is made again there when asked. */
+static void forget_others_making(void)
+{
+    pid_t self = gettid();
+    for (struct entry *e = entries; e; e = e->next)
+        if (e->state == MAKING && e->maker != self)
+            e->state = UNMADE;
+    pthread_cond_init(&made_cond, NULL);
+}
 
 void tf__factories_fork(int phase)
 {
-    if (phase == TF_FORK_PREPARE)
+    if (phase == TF_FORK_PREPARE) {
         pthread_mutex_lock(&lock);
-    else
-        pthread_mutex_unlock(&lock);
+        return;
+    }
+    if (phase == TF_FORK_CHILD)
+        forget_others_making();
+    pthread_mutex_unlock(&lock);
 }
 
 int tf__factory_name_valid(const char *name)
@@ -88,15 +119,32 @@ void tf__factories_on_add(void (*fn)(void))
     pthread_mutex_unlock(&lock);
 }
 
-/* Writes "a, b, c" (every registered name, sorted) to buf. */
-void tf__factories_known(char *buf, size_t len)
+/* "a, b, c": every registered name, sorted, whole (malloc'd; NULL if out of
+ * memory). */
+char *tf__factories_known(void)
 {
-    size_t at = 0;
-    buf[0] = 0;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    if (!out)
+        return NULL;
     pthread_mutex_lock(&lock);
-    for (struct entry *e = entries; e && at < len; e = e->next)
-        at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? ", " : "", e->name);
+    for (struct entry *e = entries; e; e = e->next)
+        fprintf(out, "%s%s", e == entries ? "" : ", ", e->name);
     pthread_mutex_unlock(&lock);
+    return fclose(out) == 0 ? text : (free(text), NULL);
+}
+
+void tf__hint_factory(const char *want, char *hint, size_t len)
+{
+    tf_nearest near;
+    tf_nearest_begin(&near, want);
+    pthread_mutex_lock(&lock);
+    for (struct entry *e = entries; e; e = e->next)
+        tf_nearest_offer(&near, e->name);
+    pthread_mutex_unlock(&lock);
+    tf_nearest_say(&near, hint, len);
+    tf_nearest_end(&near);
 }
 
 void tf__factories_help(FILE *out)
@@ -118,18 +166,31 @@ static struct entry *registered(const char *name)
     return e; /* entries are never removed */
 }
 
+/* First time name is looked for as a library? */
+static int first_try(const char *name)
+{
+    pthread_mutex_lock(&lock);
+    struct tried *t = tried;
+    while (t && strcmp(t->name, name) != 0)
+        t = t->next;
+    if (!t && (t = malloc(sizeof *t + strlen(name) + 1))) {
+        strcpy(t->name, name);
+        t->next = tried;
+        tried = t;
+        t = NULL; /* new */
+    }
+    pthread_mutex_unlock(&lock);
+    return !t;
+}
+
 /* Tries "libtf-NAME.so" beside libtf, once per name; writes to why what went
  * wrong if the file is there but could not be loaded. Returns nonzero if it
- * loaded. */
+ * loaded. No lock held: the library's constructors may fork, register
+ * factories (on_add) or load more. */
 static int load(const char *name, char *why, size_t len)
 {
-    static char tried[32][64];
-    static unsigned ntried;
-    for (unsigned i = 0; i < ntried && i < 32; i++)
-        if (strcmp(tried[i], name) == 0)
-            return 0;
-    if (ntried < 32)
-        snprintf(tried[ntried++], sizeof tried[0], "%s", name);
+    if (!first_try(name))
+        return 0;
     Dl_info self;
     if (!dladdr((void *)tf_env_add_factory, &self) || !self.dli_fname)
         return 0;
@@ -148,8 +209,37 @@ static int load(const char *name, char *why, size_t len)
     return 0;
 }
 
-/* Called with env.c's lock held, so the handshake on asked and the list of
- * tried libraries need no more. */
+/* e's factory, made by this thread or waited for while another makes it;
+ * NULL if its maker gave none, or asked for it while making it. */
+static tf_factory *made(struct entry *e, char *why, size_t len)
+{
+    pid_t self = gettid();
+    pthread_mutex_lock(&lock);
+    while (e->state == MAKING && e->maker != self)
+        pthread_cond_wait(&made_cond, &lock);
+    int mine = e->state == UNMADE;
+    tf_factory *f = e->state == MADE ? e->made : NULL;
+    if (mine) {
+        e->state = MAKING;
+        e->maker = self;
+    } else if (e->state == MAKING) {
+        snprintf(why, len, "its maker asked for factory '%s' while making it", e->name);
+    }
+    pthread_mutex_unlock(&lock);
+    if (!mine)
+        return f;
+    errno = 0;
+    f = e->make(e->name); /* may register factories, load, fork */
+    if (!f && errno == ENOMEM)
+        snprintf(why, len, "out of memory");
+    pthread_mutex_lock(&lock);
+    e->made = f;
+    e->state = MADE;
+    pthread_cond_broadcast(&made_cond);
+    pthread_mutex_unlock(&lock);
+    return f;
+}
+
 tf_factory *tf__factory_named(const char *name, int *unknown, char *why, size_t len)
 {
     why[0] = 0;
@@ -157,13 +247,5 @@ tf_factory *tf__factory_named(const char *name, int *unknown, char *why, size_t 
     if (!e && tf__factory_name_valid(name) && load(name, why, len) && (e = registered(name)))
         why[0] = 0;
     *unknown = !e;
-    if (!e)
-        return NULL;
-    pthread_mutex_lock(&lock);
-    int asked = e->asked;
-    e->asked = 1;
-    pthread_mutex_unlock(&lock);
-    if (!asked) /* outside the lock: make may register factories itself */
-        __atomic_store_n(&e->made, e->make(e->name), __ATOMIC_RELEASE);
-    return __atomic_load_n(&e->made, __ATOMIC_ACQUIRE);
+    return e ? made(e, why, len) : NULL;
 }

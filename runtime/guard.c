@@ -16,6 +16,11 @@ uint64_t tf__untraced;
 static void say_untraced(void)
 {
     uint64_t n = __atomic_load_n(&tf__untraced, __ATOMIC_RELAXED);
+    uint64_t nomem = __atomic_load_n(&tf__pages_failed, __ATOMIC_RELAXED);
+    if (nomem)
+        fprintf(stderr, "tf: out of memory %llu time%s for a thread's tracing state (mmap failed): "
+                        "the calls it was for are missing from the trace\n",
+                (unsigned long long)nomem, nomem == 1 ? "" : "s");
     if (n)
         fprintf(stderr,
                 "tf: %llu call%s not traced: made while a hook or libtf itself ran on the same thread "
@@ -25,7 +30,7 @@ static void say_untraced(void)
 
 void tf__untraced_init(void)
 {
-    atexit(say_untraced);
+    tf__at_exit(say_untraced);
 }
 
 struct guard {
@@ -114,10 +119,12 @@ static int ops_flags_valid(const tf_factory *f, const tf_monitor_ops *ops)
             return 0;
     if (nsaid < 8)
         said[nsaid++] = ops;
+    char name[256];
+    tf__escape_str(name, sizeof name, f->name ? f->name : "?");
     fprintf(stderr,
             "tf: monitor factory '%s': tf_monitor_ops.flags is 0x%x, with bits no TF_OPS_* defines: "
             "is the ops table fully initialized? Values are built for it.\n",
-            f->name ? f->name : "?", ops->flags);
+            name, ops->flags);
     return 0;
 }
 

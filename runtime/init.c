@@ -5,44 +5,38 @@
  * Built-in factories registered before, in constructors of priority 101
  * (TF_ENV_FACTORY).
  * Every lock of the runtime is taken around fork, in the one order of
- * internal.h, so a child never inherits one held by a thread it lacks.
+ * locks.h's table, so a child never inherits one held by a thread it lacks.
  */
 #include <pthread.h>
 #include <stdlib.h>
 
 #include "internal.h"
 #include "config.h"
+#include "locks.h"
 
 static void mark_exiting(void)
 {
     tf__registry_exiting();
 }
 
+#define TF_LOCK_ROW(row, file, fn) {#row, file, fn},
+const tf__lock_row tf__lock_rows[] = {TF_LOCKS(TF_LOCK_ROW)};
+const int tf__nlock_rows = sizeof tf__lock_rows / sizeof tf__lock_rows[0];
+
 /* While the forking thread holds libtf's locks, a signal handler's hooks on
  * it would wait for them: skipped instead (internal.h, tf__lock). */
 static void fork_prepare(void)
 {
     tf__in_monitor++;
-    tf__control_fork(TF_FORK_PREPARE);
-    tf__env_fork(TF_FORK_PREPARE);
-    tf__factories_fork(TF_FORK_PREPARE);
-    tf__registry_fork(TF_FORK_PREPARE);
-    tf__permission_fork(TF_FORK_PREPARE);
-    tf__dprint_fork(TF_FORK_PREPARE);
-    tf__timing_fork(TF_FORK_PREPARE);
-    tf__record_fork(TF_FORK_PREPARE);
+    for (int i = 0; i < tf__nlock_rows; i++)
+        tf__lock_rows[i].fork(TF_FORK_PREPARE);
 }
 
+/* Bottom to top: control last, so a child's server starts with all locks free. */
 static void fork_done(int phase)
 {
-    tf__record_fork(phase);
-    tf__timing_fork(phase);
-    tf__dprint_fork(phase);
-    tf__permission_fork(phase);
-    tf__registry_fork(phase);
-    tf__factories_fork(phase);
-    tf__env_fork(phase);
-    tf__control_fork(phase); /* last: a child's server starts with all locks free */
+    for (int i = tf__nlock_rows - 1; i >= 0; i--)
+        tf__lock_rows[i].fork(phase);
     tf__in_monitor--;
 }
 
@@ -66,5 +60,6 @@ __attribute__((constructor)) static void tf_init(void)
     tf__dprint_init();
     tf__env_init();
     tf__control_init();
+    tf__watchdog_init();
     atexit(mark_exiting); /* registered last: runs first at exit */
 }

@@ -21,12 +21,22 @@ static size_t page_round(size_t size)
     return (size + page - 1) & ~(page - 1);
 }
 
+uint64_t tf__pages_failed;
+
+/* .rel.silence: what a hook could not get memory for is missing from the
+ * trace; counted here, said at exit (guard.c). */
+static void *failed(void)
+{
+    __atomic_fetch_add(&tf__pages_failed, 1, __ATOMIC_RELAXED);
+    return NULL;
+}
+
 void *tf__pages_alloc(size_t size)
 {
     TF_KEEP_ERRNO();
     void *p = mmap(NULL, page_round(size), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     TF_RESTORE_ERRNO();
-    return p == MAP_FAILED ? NULL : p;
+    return p == MAP_FAILED ? failed() : p;
 }
 
 void tf__pages_free(void *p, size_t size)
@@ -45,7 +55,7 @@ void *tf__pages_grow(void *p, size_t size, size_t new_size)
     TF_KEEP_ERRNO();
     void *q = mremap(p, page_round(size), page_round(new_size), MREMAP_MAYMOVE);
     TF_RESTORE_ERRNO();
-    return q == MAP_FAILED ? NULL : q;
+    return q == MAP_FAILED ? failed() : q;
 }
 
 /* ---- arenas: blocks of ARENA_BLOCK bytes, each starting with its link ------ */

@@ -59,7 +59,7 @@ static int rehash(tt_manager *m)
 static tt_timer *timer_new(tt_manager *m, char *key, const tf_tu *tu, const tf_name *nm)
 {
     uint32_t i = m->ntimers;
-    if (i >= TT_MAX_CHUNKS * TT_CHUNK)
+    if (i >= TT_MAX_TIMERS)
         return NULL;
     if (!m->timers[i / TT_CHUNK] && !(m->timers[i / TT_CHUNK] = calloc(TT_CHUNK, sizeof(tt_timer))))
         return NULL;
@@ -82,8 +82,10 @@ static tt_timer *timer_new(tt_manager *m, char *key, const tf_tu *tu, const tf_n
     t->index = i;
     t->enabled = 1;
     t->group = -1;
-    if ((nm->flags & TF_NAME_MONITOR) && nm->group >= 0 && (uint32_t)nm->group < tu->ngroups)
-        t->group = tt_group_index(m, tu->groups[nm->group].name);
+    if ((nm->flags & TF_NAME_MONITOR) && nm->group >= 0 && (uint32_t)nm->group < tu->ngroups &&
+        (t->group = tt_group_index(m, tu->groups[nm->group].name)) < 0)
+        fprintf(stderr, "tf: timing: out of memory: %s is timed outside its group %s\n", t->full,
+                tu->groups[nm->group].name);
     uint32_t j = (uint32_t)hash(key) & (m->nslots - 1);
     while (m->keys[j])
         j = (j + 1) & (m->nslots - 1);
@@ -170,8 +172,11 @@ static tf_monitor *create(tf_factory *f, const tf_tu *tu)
     tf__lock(&m->lock);
     add_declared_groups(m, tu);
     for (uint32_t id = 0; id < tu->nnames; id++)
-        if (tu->names[id].flags & (TF_NAME_MONITOR | TF_NAME_TP_ENTER | TF_NAME_TP_EXIT))
-            mon->timers[id] = timer_get(m, tu, &tu->names[id]);
+        if ((tu->names[id].flags & (TF_NAME_MONITOR | TF_NAME_TP_ENTER | TF_NAME_TP_EXIT)) &&
+            !(mon->timers[id] = timer_get(m, tu, &tu->names[id])))
+            fprintf(stderr, "tf: timing: %s.%s is not timed: %s\n", tu->name, tu->names[id].name,
+                    m->ntimers >= TT_MAX_TIMERS ? "a timing manager keeps at most " TT_MAX_TIMERS_TEXT
+                                                  " timing points" : "out of memory");
     /* Only this TU's timers, unless its declarations (in the registry's graph
      * already) changed what is blocked: a program of many TUs would be
      * quadratic otherwise. */
@@ -375,7 +380,10 @@ TF_API int tf_timing_stats_get(tf_timing_manager *tm, const char *timer, tf_timi
     tt_timer *t = timer_find(m, timer);
     if (t) {
         tt_summarize(m, t->index, s);
+        fenv_t fp;
+        tf__fp_enter(&fp);
         tt_sum_fill(s, m->clock.ticks_per_second, out);
+        tf__fp_leave(&fp);
     }
     tf__unlock(&m->lock);
     free(s);
@@ -422,20 +430,40 @@ TF_API int tf_timing_clock(tf_timing_manager *tm, tf_timing_clock_info *out)
         out->read_ns = p->mono_read_ns;
         break;
     default:
-        out->source = "injected";
+        out->source = m->clock.name[0] ? m->clock.name : "injected";
         break;
     }
+    fenv_t fp;
+    tf__fp_enter(&fp);
     out->overhead_ns = tt_ticks_to_ns(m, (double)m->overhead);
+    tf__fp_leave(&fp);
     return TF_OK;
+}
+
+TF_API int tf_timing_name_clock(tf_timing_manager *tm, const char *name)
+{
+    tt_manager *m = (tt_manager *)tm;
+    if (!m || !name || strlen(name) >= sizeof m->clock.name)
+        return TF_EINVAL;
+    tf__lock(&m->lock);
+    int injected = m->clock.kind == TT_CLOCK_INJECTED;
+    if (injected)
+        snprintf(m->clock.name, sizeof m->clock.name, "%s", name);
+    tf__unlock(&m->lock);
+    return injected ? TF_OK : TF_EINVAL;
 }
 
 TF_API int tf_timing_set_clock(tf_timing_manager *tm, tf_timing_clock_fn fn, void *arg,
                                double ticks_per_second)
 {
     tt_manager *m = (tt_manager *)tm;
-    if (!m || (fn && !(ticks_per_second > 0)))
+    fenv_t fp;
+    tf__fp_enter(&fp); /* comparing a NaN raises FE_INVALID */
+    int bad = fn && !(ticks_per_second > 0);
+    tf__fp_leave(&fp);
+    if (!m || bad)
         return TF_EINVAL;
-    tt_clock c = {TT_CLOCK_INJECTED, fn, arg, ticks_per_second};
+    tt_clock c = {TT_CLOCK_INJECTED, fn, arg, ticks_per_second, ""};
     if (!fn)
         tt_clock_default(&c);
     tf__lock(&m->lock);
@@ -443,9 +471,10 @@ TF_API int tf_timing_set_clock(tf_timing_manager *tm, tf_timing_clock_fn fn, voi
     m->overhead = 0;
     tf__unlock(&m->lock);
     uint64_t overhead = fn ? 0 : measure_overhead(m);
+    uint64_t epoch = tt_now(&c); /* an injected clock is the user's code: not under the lock */
     tf__lock(&m->lock);
     m->overhead = overhead;
-    m->epoch = tt_now(&m->clock);
+    m->epoch = epoch;
     tf__unlock(&m->lock);
     return TF_OK;
 }
@@ -453,11 +482,17 @@ TF_API int tf_timing_set_clock(tf_timing_manager *tm, tf_timing_clock_fn fn, voi
 TF_API int tf_timing_set_overhead(tf_timing_manager *tm, double ns)
 {
     tt_manager *m = (tt_manager *)tm;
-    if (!m || !(ns >= 0))
+    fenv_t fp;
+    tf__fp_enter(&fp);
+    int bad = !(ns >= 0);
+    tf__fp_leave(&fp);
+    if (!m || bad)
         return TF_EINVAL;
     tt_clock_rate(&m->clock);
     tf__lock(&m->lock);
+    tf__fp_enter(&fp);
     m->overhead = (uint64_t)(ns * m->clock.ticks_per_second / 1e9 + 0.5);
+    tf__fp_leave(&fp);
     tf__unlock(&m->lock);
     return TF_OK;
 }

@@ -36,6 +36,9 @@
 /* ---- timers, groups, threads ----------------------------------------------- */
 #define TT_CHUNK 256
 #define TT_MAX_CHUNKS 1024 /* at most 262144 timers per manager */
+#define TT_MAX_TIMERS (TT_MAX_CHUNKS * TT_CHUNK)
+#define TT_MAX_TIMERS_TEXT "262144" /* said when reached */
+_Static_assert(TT_MAX_CHUNKS * TT_CHUNK == 262144, "TT_MAX_TIMERS_TEXT");
 
 typedef struct tt_timer {
     char *full;        /* "<tu>.<name>"                        */

@@ -10,7 +10,7 @@ cmake --install "$build" --prefix "$prefix" > "$prefix.log" 2>&1 || { cat "$pref
 P=$(realpath "$prefix")
 fail() { echo "FAIL install: $*" >&2; exit 1; }
 for f in include/tf/tf.h include/tf/registry.h include/tf/monitors.h lib/libtf.so lib/libtf.so.0 \
-         lib/libtf.a lib/tf/tf.so lib/tf/tf-clang.so bin/tf-cc bin/tf-c++ bin/tf-scan bin/tf-dump bin/tf-ctl \
+         lib/libtf.a lib/tf/tf.so lib/tf/tf-clang.so bin/tf-cc bin/tf-c++ bin/tf-scan bin/tf-dump bin/tf-ctl bin/tf-watch \
          lib/cmake/TF/TFConfig.cmake lib/cmake/TF/TFConfigVersion.cmake \
          lib/cmake/TF/TFTargets.cmake lib/cmake/TF/TFInstrument.cmake lib/pkgconfig/tf.pc; do
     [ -e "$P/$f" ] || fail "no $f in the prefix"

@@ -7,6 +7,7 @@
 # daemons_stop        stops what was started, by pid, and removes the temp dir
 #                     (kept when TF_TEST_KEEP is set, to look into)
 # as_user CMD...      runs CMD as the daemons' user with their LTTNG_HOME
+# as_user_bg CMD...   the same in the background, its pid in bg_pid
 # lt ARGS...          the lttng client of that session daemon
 #
 # Daemons are never found by name, and the system's (if any) never touched.
@@ -20,6 +21,18 @@ as_user() {
     else
         env LTTNG_HOME="$tmp/home" HOME="$tmp/home" "$@"
     fi
+}
+
+# as_user_bg CMD...: CMD as as_user runs it, in the background; its own pid
+# (not a subshell's: the function's body backgrounds the command itself) in bg_pid.
+as_user_bg() {
+    if [ "$(id -u)" = 0 ]; then
+        setpriv --reuid=65534 --regid=65534 --clear-groups -- \
+            env LTTNG_HOME="$tmp/home" HOME="$tmp/home" "$@" &
+    else
+        env LTTNG_HOME="$tmp/home" HOME="$tmp/home" "$@" &
+    fi
+    bg_pid=$!
 }
 
 lt() { as_user lttng "$@" 2>> "$tmp/lttng.err"; }
@@ -59,9 +72,9 @@ relayd_start() {
         local base=$((20000 + RANDOM % 40000))
         listening $base || listening $((base + 1)) || listening $((base + 2)) && continue
         port_ctrl=$base port_data=$((base + 1)) port_live=$((base + 2))
-        as_user lttng-relayd -C "tcp://127.0.0.1:$port_ctrl" -D "tcp://127.0.0.1:$port_data" \
-            -L "tcp://127.0.0.1:$port_live" -o "$tmp/relay" > "$tmp/relayd.log" 2>&1 &
-        relayd_pid=$!
+        as_user_bg lttng-relayd -C "tcp://127.0.0.1:$port_ctrl" -D "tcp://127.0.0.1:$port_data" \
+            -L "tcp://127.0.0.1:$port_live" -o "$tmp/relay" > "$tmp/relayd.log" 2>&1
+        relayd_pid=$bg_pid
         for _ in $(seq 100); do
             alive $relayd_pid || break
             listening $port_ctrl && listening $port_data && listening $port_live && return 0

@@ -17,6 +17,19 @@
 # Exit 0 pass, 1 fail, 77 skip (LTTng or libtf-lttng.so absent).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+skip() { echo "SKIP: $*"; exit 77; }
+fail() { echo "FAIL: $*"; exit 1; }
+
+# Whether liblttng-ust forks as the program starts depends on files earlier
+# runs left in /dev/shm (its wait file): each run gets a fresh, empty one of
+# its own, in a private mount namespace, so the machine's history can hide
+# nothing (a deadlock of libtf's once did).
+if [ -z "${TF_FRESH_SHM:-}" ]; then
+    [ "$(id -u)" = 0 ] || skip "a fresh /dev/shm needs root (unshare -m); run as root, as CI does"
+    command -v unshare > /dev/null || skip "unshare not installed (Debian: util-linux)"
+    exec unshare -m --propagation private env TF_FRESH_SHM=1 sh -c \
+        'mount -t tmpfs -o mode=1777,size=256m tf-fresh-shm /dev/shm && exec "$0" "$@"' "$0" "$@"
+fi
 scenario=$1; shift
 cc= plugin= inc= libdir= work= src=
 while [ $# -gt 0 ]; do
@@ -31,8 +44,6 @@ while [ $# -gt 0 ]; do
 done
 export LC_ALL=C
 
-skip() { echo "SKIP: $*"; exit 77; }
-fail() { echo "FAIL: $*"; exit 1; }
 for tool in lttng lttng-sessiond lttng-relayd babeltrace2 ss; do
     command -v $tool > /dev/null ||
         skip "$tool not installed (Debian: lttng-tools babeltrace2 iproute2)"
@@ -92,9 +103,10 @@ session_events() { # session_events NAME: the usual events and contexts
 }
 
 traced() { as_user env TF_MONITORS=app=lttng "$app" "$@"; }
+traced_bg() { as_user_bg env TF_MONITORS=app=lttng "$app" "$@"; }
 
-dprint_of() { # dprint_of OUT MODE: the same program under dprint
-    TF_MONITORS=app=dprint TF_OUTPUT="$1" "$app" "$2" > /dev/null
+dprint_of() { # dprint_of OUT MODE: the same program under dprint, as root
+    TF_MONITORS=app=dprint TF_OUTPUT="$work/dprint" "$app" "$2" > /dev/null && mv "$work/dprint" "$1"
 }
 
 scenario_net() {
@@ -116,8 +128,8 @@ scenario_live() {
     lt create s --live=100000 --set-url="net://127.0.0.1:$port_ctrl:$port_data" > /dev/null ||
         fail "lttng create --live"
     session_events s || fail "lttng session set-up"
-    traced wait "$tmp/go" > "$tmp/app.out" &
-    app_pid=$!
+    traced_bg wait "$tmp/go" > "$tmp/app.out"
+    app_pid=$bg_pid
     babeltrace2 --input-format=lttng-live \
         "net://127.0.0.1:$port_live/host/$(uname -n)/s" > "$tmp/live.bt" 2> "$tmp/live.err" &
     viewer_pid=$!
@@ -156,8 +168,8 @@ scenario_snapshot() {
 scenario_multi() {
     lt create s --output="$tmp/multi" > /dev/null || fail "lttng create"
     session_events s || fail "lttng session set-up"
-    traced run > "$tmp/run.out" &
-    run_pid=$!
+    traced_bg run > "$tmp/run.out"
+    run_pid=$bg_pid
     traced fork > "$tmp/fork.out" || fail "the forking program failed"
     wait $run_pid || fail "the second program failed"
     lt stop s > /dev/null && lt destroy s > /dev/null || fail "lttng stop/destroy"
@@ -178,12 +190,26 @@ scenario_multi() {
     [ "$ids" = 3 ] || fail "expected 3 processes in the session, found $ids"
 }
 
+# alone: no session daemon, in an empty /dev/shm, as an ordinary user and as
+# root (liblttng-ust forks as it loads then): the program runs exactly as
+# untraced, within seconds.
+alone_as() { # alone_as WHO CMD...: WHO's run of the traced program
+    local who=$1
+    shift
+    "$@" env TF_MONITORS=app=lttng timeout 20 "$app" run > "$tmp/$who.out" 2> "$tmp/$who.err"
+    local rc=$?
+    [ $rc != 124 ] || fail "the program hung as $who with no session daemon (killed after 20 s)"
+    [ $rc = 0 ] || fail "the program failed as $who with no session daemon (status $rc)"
+    [ ! -s "$tmp/$who.err" ] || { cat "$tmp/$who.err"; fail "messages on stderr as $who with no session daemon"; }
+    diff <(grep -v '^pid ' "$tmp/plain.out") <(grep -v '^pid ' "$tmp/$who.out") ||
+        fail "the program's output changed as $who"
+}
+
 scenario_alone() {
+    [ -z "$(ls -A /dev/shm)" ] || fail "/dev/shm is not empty: $(ls -A /dev/shm | head -3)"
     "$app" run > "$tmp/plain.out" || fail "the program failed untraced"
-    traced run > "$tmp/app.out" 2> "$tmp/app.err" || fail "the program failed with no session daemon"
-    [ ! -s "$tmp/app.err" ] || { cat "$tmp/app.err"; fail "messages on stderr with no session daemon"; }
-    diff <(grep -v '^pid ' "$tmp/plain.out") <(grep -v '^pid ' "$tmp/app.out") ||
-        fail "the program's output changed"
+    alone_as user as_user
+    [ "$(id -u)" != 0 ] || alone_as root env LTTNG_HOME="$tmp/root-home" HOME="$tmp/root-home"
 }
 
 scenario_$scenario

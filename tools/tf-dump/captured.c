@@ -215,7 +215,9 @@ int td_captured_of(td_captured *c, tf_value *v, const bt_field *f, const char *n
 int td_captured_field(const bt_field *f)
 {
     f = td_selected(f);
-    return f && (is_unreadable(f) || is_array(f) || (is_struct(f) && !td_recorded_struct(f)));
+    /* A captured structure has a member (a SPEC names at least one field);
+     * an empty one is another producer's struct value (shown {...}). */
+    return f && (is_unreadable(f) || is_array(f) || (is_struct(f) && members(f) && !td_recorded_struct(f)));
 }
 
 void td_captured_free(td_captured *c)

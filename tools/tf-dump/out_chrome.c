@@ -3,7 +3,7 @@
  * chrome://tracing load): one track per thread (pid, tid, named by a
  * thread_name record), a B event at each enter with the arguments in "args",
  * an E at its exit with the result, instant events for info calls and
- * exceptions. Times are microseconds since the first event, whose time since
+ * exceptions, a C event per resource counter (tf:counters). Times are microseconds since the first event, whose time since
  * the clock's origin is otherData.origin_ns. B and E balance on every
  * thread (stacks.h says how).
  */
@@ -58,7 +58,7 @@ static void end(struct chrome *c, td_thread *t, int64_t ns, const td_event *e)
         fputs("}", c->out);
     } else if (e && e->result_text && *e->result_text) {
         fputs(",\"args\":{\"result\":", c->out);
-        td_json_string(c->out, e->result_text);
+        td_json_text_value(c->out, e->result_text);
         fputs("}", c->out);
     }
     fputs("}", c->out);
@@ -77,13 +77,36 @@ static void on_exit_event(struct chrome *c, td_thread *t, const td_event *e)
     end(c, t, e->ns, e);
 }
 
+/* Times are from the first event, whichever kind it is. */
+static void begin(struct chrome *c, int64_t ns)
+{
+    if (!c->any) {
+        c->origin = ns;
+        fputs("{\"traceEvents\":[", c->out);
+    }
+}
+
+/* A C event per counter: Perfetto draws each name as its own counter track
+ * of the process (bytes and counts never share a scale). */
+static int c_counters(void *self, const td_event *e)
+{
+    struct chrome *c = self;
+    begin(c, e->ns);
+    td_thread t = {.pid = e->pid, .tid = e->tid};
+    for (uint32_t i = 0; i < e->nargs; i++) {
+        const char *name = e->args[i].name ? e->args[i].name : "?";
+        head(c, "C", name, &t, e->ns);
+        fputs(",\"args\":{", c->out);
+        td_json_string(c->out, name);
+        fprintf(c->out, ":%" PRIu64 "}}", e->args[i].v.u); /* a number: Perfetto plots it */
+    }
+    return ferror(c->out) != 0;
+}
+
 static int c_event(void *self, const td_event *e)
 {
     struct chrome *c = self;
-    if (!c->any) {
-        c->origin = e->ns;
-        fputs("{\"traceEvents\":[", c->out);
-    }
+    begin(c, e->ns);
     uint32_t before = c->threads.n;
     td_thread *t = td_thread_of(&c->threads, e);
     if (!t)
@@ -106,6 +129,12 @@ static int c_event(void *self, const td_event *e)
         head(c, "i", e->info ? e->info : "?", t, e->ns);
         fputs(",\"s\":\"t\"", c->out);
         args(c, e);
+    } else if (e->kind == TD_SIGNAL) { /* the end of the process: a global instant */
+        head(c, "i", e->sig_name, t, e->ns);
+        fprintf(c->out, ",\"s\":\"g\",\"args\":{\"code\":%lld", (long long)e->sig_code);
+        if (e->sig_has_addr)
+            fprintf(c->out, ",\"address\":\"0x%llx\"", (unsigned long long)e->sig_addr);
+        fputs("}}", c->out);
     } else {
         char name[512];
         snprintf(name, sizeof name, "%s:throw:%s", e->func, e->exc_type ? e->exc_type : "unknown");
@@ -137,7 +166,7 @@ td_output *td_chrome_new(FILE *out)
     struct chrome *c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
-    c->base = (td_output){c, c_event, c_finish};
+    c->base = (td_output){c, c_event, c_finish, c_counters};
     c->out = out;
     return &c->base;
 }

@@ -78,10 +78,32 @@ static int t_event(void *self, const td_event *e)
             fprintf(out, "(%s)", e->result_text);
         }
         break;
-    case TD_EXCEPTION:
-        fprintf(out, ":throw:%s", e->exc_type ? e->exc_type : "unknown");
+    case TD_EXCEPTION: /* dprint's noreturn(callee) */
+        if (e->exc_kind && strcmp(e->exc_kind, "noreturn") == 0)
+            fprintf(out, ":throw:noreturn(%s)", e->exc_type ? e->exc_type : "?");
+        else
+            fprintf(out, ":throw:%s", e->exc_type ? e->exc_type : "unknown");
+        break;
+    case TD_SIGNAL: /* "signal SIGSEGV (code 1, address 0x0)": func is "" */
+        fprintf(out, "signal %s (code %lld", e->sig_name, (long long)e->sig_code);
+        if (e->sig_has_addr)
+            fprintf(out, ", address 0x%llx", (unsigned long long)e->sig_addr);
+        fputs(")", out);
+        break;
+    case TD_COUNTERS: /* they come to t_counters, never here */
         break;
     }
+    return putc('\n', out) == EOF;
+}
+
+/* "[time] (thread): counters rss=..., threads=..." */
+static int t_counters(void *self, const td_event *e)
+{
+    FILE *out = self;
+    uint64_t ns = (uint64_t)e->ns;
+    fprintf(out, "[%llu.%09llu] (%s): counters ", (unsigned long long)(ns / 1000000000),
+            (unsigned long long)(ns % 1000000000), e->thread);
+    put_args(out, e);
     return putc('\n', out) == EOF;
 }
 
@@ -94,6 +116,6 @@ td_output *td_text_new(FILE *out)
 {
     td_output *o = malloc(sizeof *o);
     if (o)
-        *o = (td_output){out, t_event, t_finish};
+        *o = (td_output){out, t_event, t_finish, t_counters};
     return o;
 }
