@@ -10,6 +10,7 @@
 // whatever the ABI did to the IR arguments and even with -fdiscard-value-names.
 // The pass removes every marker; it never reaches the object file.
 #include "analysis.h"
+#include "describe.h"
 
 
 #include "clang/AST/ASTContext.h"
@@ -38,138 +39,6 @@ using namespace clang;
 namespace tf {
 
 namespace {
-
-std::string presumedFile(const SourceManager &sm, SourceLocation loc, unsigned *line) {
-  PresumedLoc p = sm.getPresumedLoc(sm.getExpansionLoc(loc));
-  if (!p.isValid()) return "";
-  if (line) *line = p.getLine();
-  return p.getFilename();
-}
-
-class Modeler {
- public:
-  Modeler(ASTContext &ctx, TuModel &m) : ctx(ctx), model(m) {
-    policy = new PrintingPolicy(ctx.getPrintingPolicy());
-    policy->AnonymousTagLocations = false;
-    policy->SuppressTagKeyword = ctx.getLangOpts().CPlusPlus;
-  }
-  ~Modeler() { delete policy; }
-
-  ValueDesc describe(QualType declared, const std::string &name) {
-    ValueDesc v;
-    v.name = name;
-    QualType t = declared.getCanonicalType().getUnqualifiedType();
-    if (t->isVoidType()) return v;
-    if (t->isReferenceType()) {  // its address; sizeof a reference is sizeof its referent
-      QualType to = t->getPointeeType();
-      v.kind = core::TF_K_PTR;
-      v.size = to->isIncompleteType() || to->isFunctionType() ? 0
-                                                              : unsigned(ctx.getTypeSizeInChars(to).getQuantity());
-      v.load = L_ADDR;
-      return v;
-    }
-    if (t->isIncompleteType() || t->isFunctionType()) return v;
-    v.size = unsigned(ctx.getTypeSizeInChars(t).getQuantity());
-    if (t->isBooleanType()) {
-      v.kind = core::TF_K_BOOL, v.load = L_UINT;
-    } else if (t->isEnumeralType() && v.size > 8) {  // `enum : __int128`: its number
-      if (v.size == 16 && ctx.getIntWidth(t) == 128) {
-        bool isSigned = t->castAs<clang::EnumType>()->getDecl()->getIntegerType()->isSignedIntegerType();
-        v.kind = isSigned ? core::TF_K_INT128 : core::TF_K_UINT128, v.load = L_ADDR;
-      }
-    } else if (const auto *et = t->getAs<clang::EnumType>()) {
-      v.kind = core::TF_K_ENUM;
-      v.load = et->getDecl()->getIntegerType()->isSignedIntegerType() ? L_INT : L_UINT;
-      v.enumIndex = enumIndex(et->getDecl(), t);
-    } else if (t->isIntegerType() && v.size > 8) {
-      // __int128 by address; a wider _BitInt is shown `?`, never cut
-      if (v.size == 16 && ctx.getIntWidth(t) == 128)
-        v.kind = t->isSignedIntegerType() ? core::TF_K_INT128 : core::TF_K_UINT128, v.load = L_ADDR;
-    } else if (t->isIntegerType()) {
-      v.kind = t->isSignedIntegerType() ? core::TF_K_INT : core::TF_K_UINT;
-      v.load = v.kind == core::TF_K_INT ? L_INT : L_UINT;
-    } else if (t->isRealFloatingType()) {
-      v.fpBits = fpBits(t);
-      if (v.fpBits) v.kind = core::TF_K_FLOAT, v.load = L_FP;
-    } else if (const auto *ct = t->getAs<ComplexType>()) {
-      // GCC's _Complex int is shown `?`, as the GCC plugin does
-      if (ct->getElementType()->isRealFloatingType()) v.type = elementCode(ct->getElementType(), 2);
-      if (!v.type.empty()) v.kind = core::TF_K_COMPLEX, v.load = L_ADDR;
-    } else if (const auto *vt = t->getAs<VectorType>()) {
-      v.type = elementCode(vt->getElementType(), vt->getNumElements());
-      if (!v.type.empty()) v.kind = core::TF_K_VECTOR, v.load = L_ADDR;
-    } else if (t->isPointerType()) {
-      QualType pointee = t->getPointeeType().getCanonicalType().getUnqualifiedType();
-      bool plainChar = pointee->isSpecificBuiltinType(BuiltinType::Char_S) ||
-                       pointee->isSpecificBuiltinType(BuiltinType::Char_U);
-      v.kind = plainChar ? core::TF_K_STR : core::TF_K_PTR;
-      v.load = L_PTR;
-    } else if (t->isBlockPointerType() || t->isNullPtrType() || t->isObjCObjectPointerType()) {
-      v.kind = core::TF_K_PTR, v.load = L_PTR;
-    } else if (t->isMemberPointerType()) {
-      v.kind = core::TF_K_PTR, v.load = L_ZERO;
-    } else if (t->isRecordType()) {
-      v.kind = core::TF_K_STRUCT, v.load = L_ADDR;
-      v.type = spelling(t);
-    }
-    return v;
-  }
-
- private:
-  unsigned fpBits(QualType t) {
-    const llvm::fltSemantics &fs = ctx.getFloatTypeSemantics(t);
-    return &fs == &llvm::APFloat::IEEEsingle()            ? 32
-           : &fs == &llvm::APFloat::IEEEdouble()          ? 64
-           : &fs == &llvm::APFloat::x87DoubleExtended()   ? 80
-           : &fs == &llvm::APFloat::IEEEquad()            ? 128
-                                                          : 0;
-  }
-
-  // The element code of a COMPLEX or VECTOR value (plugin-core).
-  std::string elementCode(QualType e, unsigned count) {
-    e = e.getCanonicalType().getUnqualifiedType();
-    unsigned bytes = unsigned(ctx.getTypeSizeInChars(e).getQuantity());
-    if (e->isIntegerType() && !e->isBooleanType() && !e->isEnumeralType())
-      return core::element_code(e->isSignedIntegerType() ? core::elem_type::signed_int : core::elem_type::unsigned_int,
-                                ctx.getIntWidth(e), bytes, count);
-    if (e->isRealFloatingType()) return core::element_code(core::elem_type::real, fpBits(e), bytes, count);
-    return "";
-  }
-
-  // As the GCC plugin spells a tag type: "struct point" in C, "ns::point" in
-  // C++; an anonymous one by its typedef name, else "struct <anonymous>".
-  std::string spelling(QualType t) {
-    const TagDecl *tag = t->getAsTagDecl();
-    if (tag && !tag->getIdentifier()) {
-      if (const TypedefNameDecl *td = tag->getTypedefNameForAnonDecl()) return td->getNameAsString();
-      return std::string(tag->getKindName()) + " <anonymous>";
-    }
-    std::string name = t.getAsString(*policy);
-    if (tag && !ctx.getLangOpts().CPlusPlus && !TF_STARTS_WITH(llvm::StringRef(name), tag->getKindName()))
-      name = std::string(tag->getKindName()) + " " + name;
-    return name;
-  }
-
-  int enumIndex(const EnumDecl *ed, QualType t) {
-    std::string name = spelling(t);
-    for (size_t i = 0; i < model.enums.size(); i++)
-      if (model.enums[i].name == name) return int(i);
-    tf::EnumType e;
-    e.name = name;
-    bool isSigned = ed->getIntegerType()->isSignedIntegerType();
-    for (const EnumConstantDecl *c : ed->enumerators()) {
-      const llvm::APSInt &v = c->getInitVal();
-      e.items.push_back({isSigned ? v.getSExtValue() : int64_t(v.getZExtValue()),
-                         c->getNameAsString()});
-    }
-    model.enums.push_back(e);
-    return int(model.enums.size() - 1);
-  }
-
-  ASTContext &ctx;
-  TuModel &model;
-  PrintingPolicy *policy;
-};
 
 // Finds misuse of info functions: a call from a function that is not
 // monitored, or any use other than a direct call.
@@ -265,6 +134,7 @@ class Consumer : public ASTConsumer {
     s.model->base = core::base_name(s.model->file);
     s.model->cplusplus = c.getLangOpts().CPlusPlus;
     modeler.reset(new Modeler(c, *s.model));
+    callSites.reset(new CallSites(ci, c, s, *s.model, [this](const FunctionDecl *fd) { return defaultName(fd); }));
   }
 
   bool HandleTopLevelDecl(DeclGroupRef dg) override {
@@ -284,12 +154,16 @@ class Consumer : public ASTConsumer {
     TuModel &m = *s.model;
     for (const GroupSeen &g : s.groups) m.decls.push_back(g.decl);
     m.rules = s.rulesLoaded;
-    m.rulesFile = s.opts.rules;
     if (m.rules) m.rulesMonitors = s.rules.monitor_lines();
     m.minSize = s.opts.min_size >= 0 ? unsigned(s.opts.min_size) : s.rules.min_size;
+    m.calls = (s.rulesLoaded && !s.rules.calls.empty()) || !m.sites.empty();
+    m.rulesFile = s.rulesLoaded ? s.opts.rules : "";
+    callSites->rank();
+    for (std::unique_ptr<CallWrapper> &w : callSites->wrappers) modelWrapper(*w);
     rankPlaces();
     for (const core::name_clash &x : m.finish()) reportClash(x.fn, x.other);
     warnUnusedTracingNames(diags);
+    warnUnusedCaptures(diags);
     s.checkSubgroups(diags);
     checkRuleGroups(diags);
     if (diags.hasErrorOccurred()) return;
@@ -297,7 +171,66 @@ class Consumer : public ASTConsumer {
     m.rulesChosen = s.rules.chosen;  // every function is handled by now
     if (!s.opts.manifest.empty()) writeManifest(diags);
     if (s.opts.verbose > 0) reportNames(diags, m);
+    if (!s.opts.off && s.opts.markers) handWrappers(c);
     if (!s.opts.off && s.opts.markers && !m.empty()) handModelToPass(c, m);
+  }
+
+  // The wrappers the calls now call, given to CodeGen like the model below.
+  void handWrappers(ASTContext &c) {
+    for (std::unique_ptr<CallWrapper> &w : callSites->wrappers) {
+      c.getTranslationUnitDecl()->addDecl(w->decl);
+      if (ci.hasASTConsumer()) ci.getASTConsumer().HandleTopLevelDecl(DeclGroupRef(w->decl));
+    }
+  }
+
+  // The calls asked for in fd's body (calls.cpp), made to call wrappers.
+  void findCalls(FunctionDecl *fd, const FnAttrs *a) {
+    if (!s.opts.markers && !fd->isConsteval()) {  // tf-scan: the whole call graph
+      CallSites::Caller g;
+      g.name = defaultName(fd);
+      g.file = presumedFile(ctx->getSourceManager(), fd->getLocation(), nullptr);
+      callSites->graph(fd, g);
+      s.model->defined.push_back({g.name, g.file});
+    }
+    CallSites::Caller c;
+    c.rules = s.rulesLoaded && !s.rules.calls.empty() ? &s.rules : nullptr;
+    c.attr = a && a->hasCalls ? &a->calls : nullptr;
+    if ((!c.rules && !c.attr) || (a && a->tp >= 0) || fd->isConsteval()) return;
+    c.name = defaultName(fd);
+    c.file = presumedFile(ctx->getSourceManager(), fd->getLocation(), nullptr);
+    callSites->find(fd, c, s.opts.markers && !s.opts.off);
+  }
+
+  // A wrapper is monitored under its callee's name (a TF_NAME_CALL entry),
+  // with the group, file and line of the callee's first site.
+  void modelWrapper(CallWrapper &w) {
+    const TuModel &m = *s.model;
+    const core::call_site *first = nullptr;
+    for (const core::call_site &site : m.sites)
+      if (site.skip == core::call_skip::none && site.callee == w.name && (!first || site.place < first->place))
+        first = &site;
+    FnDesc f;
+    f.role = R_MONITOR;
+    f.call = true;
+    f.tracingName = f.function = w.name;
+    f.group = first->group;
+    f.file = first->file;
+    f.line = first->line;
+    f.defined = true;
+    for (size_t i = 0; i < w.declared; i++) {
+      const ParmVarDecl *p = w.decl->getParamDecl(unsigned(i));
+      f.params.push_back(modeler->describe(p->getType(), p->getName().empty() ? "arg" + std::to_string(i + 1)
+                                                                              : p->getNameAsString()));
+    }
+    f.isVoid = w.decl->getReturnType()->isVoidType();
+    f.result = modeler->describe(w.decl->getReturnType(), "");
+    resolveCaptures(*ctx, s, *modeler, *s.model, w.decl, w.callee, f, w.declared);
+    fromRule.push_back(false);
+    firstLoc.push_back(w.decl->getLocation());
+    declNames.push_back(w.name);
+    s.model->functions.push_back(f);
+    if (s.opts.markers && !s.opts.off) plantMarker(w.decl, s.model->functions.size() - 1);
+    w.modeled = true;
   }
 
  private:
@@ -384,6 +317,7 @@ class Consumer : public ASTConsumer {
     if (fd->isDependentContext()) return;
     const FnAttrs *a = s.attrsOf(fd);
     if (!a && fd->getTemplateInstantiationPattern()) a = s.attrsOf(fd->getTemplateInstantiationPattern());
+    findCalls(fd, a);
     std::string group = a ? a->group : "";
     int tp = a ? a->tp : -1;
     FnDesc f;
@@ -443,6 +377,8 @@ class Consumer : public ASTConsumer {
     }
     f.isVoid = fd->getReturnType()->isVoidType();
     f.result = modeler->describe(fd->getReturnType(), "");
+    f.rule = fromRules ? s.rules.monitor_for(f.file, f.function)->line : 0;
+    if (f.role == R_MONITOR) resolveCaptures(*ctx, s, *modeler, *s.model, fd, fd, f, fd->getNumParams());
     if (f.role == R_MONITOR) monitored.insert(fd->getCanonicalDecl());
     if (fromRules) ruleMonitored.insert(fd->getCanonicalDecl());
     fromRule.push_back(fromRules);
@@ -488,6 +424,27 @@ class Consumer : public ASTConsumer {
     }
   }
 
+  // TF_CAPTURE on a function defined here that is neither monitored nor
+  // called through a call site here would capture nothing, silently.
+  void warnUnusedCaptures(DiagnosticsEngine &diags) {
+    std::set<const Decl *> warned;
+    for (const auto &kv : s.fnAttrs) {
+      const auto *fd = dyn_cast<FunctionDecl>(kv.first);
+      const FnAttrs *a = fd ? s.attrsOf(fd) : nullptr;
+      const FunctionDecl *def = fd ? fd->getDefinition() : nullptr;
+      if (!a || a->capture.empty() || !def || monitored.count(fd->getCanonicalDecl()) ||
+          !warned.insert(fd->getCanonicalDecl()).second)
+        continue;
+      bool called = false;
+      for (const std::unique_ptr<CallWrapper> &w : callSites->wrappers)
+        called |= w->callee->getCanonicalDecl() == fd->getCanonicalDecl() && s.model->table.id_of(w->name) >= 0 &&
+                  (s.model->table.names[size_t(s.model->table.id_of(w->name))].flags & TF_NAME_CALL);
+      if (!called)
+        report(diags, def->getLocation(), "'TF_CAPTURE' on '" + declName(def) +
+                                              "', which is neither monitored nor called through a call site here", 1);
+    }
+  }
+
   // verbose=N: the name table, one note per entry at its (first) function.
   void reportNames(DiagnosticsEngine &diags, const TuModel &m) {
     const core::name_table &t = m.table;
@@ -516,13 +473,19 @@ class Consumer : public ASTConsumer {
            1);
   }
 
-  // A monitor line must name a group declared somewhere (rules file or source).
+  // A monitor or call line must name a group declared somewhere (rules file
+  // or source); said in line order, as GCC does.
   void checkRuleGroups(DiagnosticsEngine &diags) {
     if (s.rulesFid.isInvalid()) return;
-    for (const core::rules::match &m : s.rules.monitors)
-      if (!s.findGroup(m.group))
-        report(diags, ctx->getSourceManager().translateLineCol(s.rulesFid, m.line, m.group_column),
-               "tf: rules: group '" + m.group + "' is not declared (add a 'group' line)" + s.groupHint(m.group));
+    std::vector<std::pair<unsigned, std::pair<std::string, unsigned>>> used;
+    for (const core::rules::match &m : s.rules.monitors) used.push_back({m.line, {m.group, m.group_column}});
+    for (const core::rules::call &c : s.rules.calls) used.push_back({c.line, {c.group, c.group_column}});
+    std::sort(used.begin(), used.end());
+    for (const auto &u : used)
+      if (!s.findGroup(u.second.first))
+        report(diags, ctx->getSourceManager().translateLineCol(s.rulesFid, u.first, u.second.second),
+               "tf: rules: group '" + u.second.first + "' is not declared (add a 'group' line)" +
+                   s.groupHint(u.second.first));
   }
 
   void plantMarker(FunctionDecl *fd, size_t key) {
@@ -556,6 +519,7 @@ class Consumer : public ASTConsumer {
     if (const auto *md = dyn_cast<CXXMethodDecl>(fd); md && md->isInstance() && !md->getParent()->isLambda())
       args.push_back(TF_THIS_EXPR(c, loc, md->getThisType())), pi++;
     for (ParmVarDecl *p : fd->parameters()) {
+      if (pi == f.params.size()) break;  // a call wrapper's extra arguments
       const ValueDesc &v = f.params[pi++];
       if (v.load == L_NONE || v.load == L_ZERO) {
         args.push_back(IntegerLiteral::Create(c, llvm::APInt(32, 0), c.IntTy, loc));
@@ -647,6 +611,7 @@ class Consumer : public ASTConsumer {
   Session &s;
   ASTContext *ctx = nullptr;
   std::unique_ptr<Modeler> modeler;
+  std::unique_ptr<CallSites> callSites;
   std::set<const Decl *> done;
   std::set<const Decl *> monitored;
   std::set<const Decl *> ruleMonitored;

@@ -5,6 +5,7 @@
 #ifndef TF_CLANG_ANALYSIS_H
 #define TF_CLANG_ANALYSIS_H
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -14,12 +15,18 @@
 #include "clang/Basic/SourceLocation.h"
 #include "model.h"
 #include "options.h"
+#include "call_sites.h"
 #include "rules.h"
 #include "size.h"
 
 namespace clang {
+class ASTContext;
+class CallExpr;
 class CompilerInstance;
 class Decl;
+class Expr;
+class ParmVarDecl;
+class QualType;
 class DiagnosticsEngine;
 class FunctionDecl;
 class Sema;
@@ -33,6 +40,9 @@ struct FnAttrs {
   std::string group;        // TF_MONITOR; empty when absent
   int tp = -1;              // TF_INFO; -1 when absent
   std::string tracingName;  // TF_TRACING_NAME; empty when absent
+  bool hasCalls = false;    // TF_CALLS(group, "glob", ...)
+  core::calls_attr calls;
+  std::string capture;      // TF_CAPTURE("SPEC"); empty when absent
 };
 
 struct GroupSeen {
@@ -75,6 +85,67 @@ struct Session {
  private:
   std::map<const clang::Decl *, FnAttrs> merged;
 };
+
+// ---- calls.cpp: call sites (plugin-core call_sites.h) ----------------------
+// A wrapper the calls of one callee were made to call.
+struct CallWrapper {
+  clang::FunctionDecl *decl = nullptr;
+  const clang::FunctionDecl *callee = nullptr;
+  std::string name;         // the callee's tracing name
+  size_t declared = 0;      // parameters the hooks report (the rest: a variadic call's extras)
+  std::vector<size_t> sites;  // into TuModel::sites
+  bool modeled = false;     // analysis.cpp made its FnDesc
+};
+
+class CallSites {
+ public:
+  // Who calls: its tracing name, defining file, and what asks for its calls.
+  struct Caller {
+    std::string name, file;
+    const core::rules *rules = nullptr;
+    const core::calls_attr *attr = nullptr;
+  };
+  CallSites(clang::CompilerInstance &ci, clang::ASTContext &ctx, Session &s, TuModel &model,
+            std::function<std::string(const clang::FunctionDecl *)> nameOf)
+      : ci(ci), ctx(ctx), s(s), model(model), nameOf(nameOf) {}
+  // Records the calls of caller's body asked for (TuModel::sites) and, with
+  // rewriteCalls, makes each traced one call its wrapper.
+  void find(clang::FunctionDecl *caller, const Caller &c, bool rewriteCalls);
+  // Each site's place: the rank of its location in the TU.
+  void rank();
+  // Every direct call in caller's body that could be a call site, whether
+  // asked for or not (tf-scan's call graph, TuModel::graph).
+  void graph(clang::FunctionDecl *caller, const Caller &c);
+  std::vector<std::unique_ptr<CallWrapper>> wrappers;
+
+ private:
+  bool ignored(clang::CallExpr *call, const clang::FunctionDecl *fd, const std::string &name);
+  void record(clang::CallExpr *call, const Caller &c, const std::string &callee, core::call_skip skip,
+              const std::string &group, unsigned rule);
+  std::vector<clang::QualType> paramTypes(const clang::FunctionDecl *fd, const clang::CallExpr *call, size_t &declared);
+  clang::Expr *argument(clang::ParmVarDecl *p);
+  clang::Expr *calleeRef(clang::FunctionDecl *fd, clang::SourceLocation loc);
+  clang::FunctionDecl *makeWrapper(const clang::FunctionDecl *fd, const std::vector<clang::QualType> &types,
+                                   size_t declared, clang::SourceLocation loc);
+  CallWrapper &wrapperFor(const clang::FunctionDecl *fd, clang::CallExpr *call, const std::string &name);
+  void rewrite(clang::CallExpr *call, const clang::FunctionDecl *fd, clang::FunctionDecl *w);
+
+  clang::CompilerInstance &ci;
+  clang::ASTContext &ctx;
+  Session &s;
+  TuModel &model;
+  std::function<std::string(const clang::FunctionDecl *)> nameOf;
+  std::map<std::string, size_t> byKey;  // callee and parameter types -> wrapper
+  std::vector<clang::SourceLocation> locs;  // per site
+};
+
+// ---- capture.cpp: field capture (plugin-core capture.h) ----------------------
+class Modeler;
+// Resolves the captures of f, the model of fd (for a call wrapper, the
+// first `declared` parameters): attrOn's TF_CAPTURE, else the first capture
+// line matching f; reports errors; sets the capture indices of f's values.
+void resolveCaptures(clang::ASTContext &ctx, Session &s, Modeler &m, TuModel &model, const clang::FunctionDecl *fd,
+                     const clang::FunctionDecl *attrOn, FnDesc &f, size_t declared);
 
 // fd's body as plugin-core/size.h counts it (bodysize.cpp).
 core::body_size bodySize(const clang::FunctionDecl *fd);

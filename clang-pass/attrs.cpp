@@ -15,6 +15,8 @@
 #include "clang/Sema/Sema.h"
 #include "compat.h"
 #include "spelling.h"
+#include "capture.h"
+#include "rules.h"
 
 using namespace clang;
 
@@ -196,6 +198,92 @@ struct TracingNameAttr : public ParsedAttrInfo {
   }
 };
 
+// TF_CALLS(group, "glob", ...): the group declared, every glob one fnmatch
+// reads as written; analysis.cpp finds the calls.
+struct CallsAttr : public ParsedAttrInfo {
+  CallsAttr() {
+    NumArgs = 1;
+    OptArgs = 15;  // the most LLVM 14 keeps (4 bits): 15 globs
+    static constexpr Spelling S[] = {{ParsedAttr::AS_GNU, "tf_calls"}, {ParsedAttr::AS_CXX11, "tf::calls"}};
+    Spellings = S;
+  }
+  bool diagAppertainsToDecl(Sema &S, const ParsedAttr &A, const Decl *D) const override {
+    return onlyFunctions(S, A, D, "TF_CALLS");
+  }
+  AttrHandling handleDeclAttribute(Sema &S, Decl *D, const ParsedAttr &A) const override {
+    DiagnosticsEngine &diags = S.getDiagnostics();
+    std::string name = declName(cast<FunctionDecl>(D));
+    core::calls_attr calls;
+    if (A.getNumArgs() < 2) {
+      report(diags, D->getLocation(), "'TF_CALLS' of '" + name +
+                                          "' takes a group and the functions called, as 'TF_CALLS(io, \"write\")'");
+      return AttributeNotApplied;
+    }
+    for (unsigned i = 0; i < A.getNumArgs(); i++) {
+      const Expr *e = A.getArgAsExpr(i);
+      const auto *lit = e ? dyn_cast<StringLiteral>(e->IgnoreParenCasts()) : nullptr;
+      if (!lit || !TF_IS_ORDINARY_STRING(lit)) {
+        report(diags, D->getLocation(), "'TF_CALLS' of '" + name + "': argument " + std::to_string(i + 1) +
+                                            " is no string literal");
+        return AttributeNotApplied;
+      }
+      std::string text = lit->getString().str();
+      size_t at;
+      std::string why = i ? core::glob_check(text, at) : "";
+      if (!why.empty()) {
+        report(diags, D->getLocation(), "'TF_CALLS' of '" + name + "': " + why);
+        return AttributeNotApplied;
+      }
+      if (i == 0)
+        calls.group = text;
+      else
+        calls.globs.push_back(text);
+    }
+    if (!Session::get().findGroup(calls.group)) {
+      report(diags, D->getLocation(), "group '" + calls.group + "' of 'TF_CALLS' of '" + name +
+                                          "' is not declared; add 'TF_GROUP(" + calls.group + ")' before this use");
+      return AttributeNotApplied;
+    }
+    FnAttrs &fa = Session::get().fnAttrs[D];
+    fa.hasCalls = true;
+    fa.calls = calls;
+    return AttributeApplied;
+  }
+};
+
+// TF_CAPTURE("SPEC"): its syntax here, its names against the declared types
+// once the function is complete (analysis.cpp).
+struct CaptureAttr : public ParsedAttrInfo {
+  CaptureAttr() {
+    NumArgs = 1;
+    static constexpr Spelling S[] = {{ParsedAttr::AS_GNU, "tf_capture"}, {ParsedAttr::AS_CXX11, "tf::capture"}};
+    Spellings = S;
+  }
+  bool diagAppertainsToDecl(Sema &S, const ParsedAttr &A, const Decl *D) const override {
+    return onlyFunctions(S, A, D, "TF_CAPTURE");
+  }
+  AttrHandling handleDeclAttribute(Sema &S, Decl *D, const ParsedAttr &A) const override {
+    DiagnosticsEngine &diags = S.getDiagnostics();
+    std::string name = declName(cast<FunctionDecl>(D));
+    const Expr *e = A.getNumArgs() ? A.getArgAsExpr(0) : nullptr;
+    const auto *lit = e ? dyn_cast<StringLiteral>(e->IgnoreParenCasts()) : nullptr;
+    if (!lit || !TF_IS_ORDINARY_STRING(lit)) {
+      report(diags, D->getLocation(), "'TF_CAPTURE' of '" + name + "' takes a string literal");
+      return AttributeNotApplied;
+    }
+    core::capture_spec spec;
+    unsigned column = 0;
+    std::string why = core::parse_capture_spec(lit->getString().str(), spec, column);
+    if (!why.empty()) {
+      report(diags, D->getLocation(), "'TF_CAPTURE' of '" + name + "': " + why + " (at column " +
+                                          std::to_string(column) + " of its text)");
+      return AttributeNotApplied;
+    }
+    Session::get().fnAttrs[D].capture = lit->getString().str();
+    return AttributeApplied;
+  }
+};
+
 }  // namespace
 }  // namespace tf
 
@@ -203,3 +291,5 @@ static ParsedAttrInfoRegistry::Add<tf::GroupAttr> X1("tf_group", "TF_GROUP");
 static ParsedAttrInfoRegistry::Add<tf::MonitorAttr> X2("tf_monitor", "TF_MONITOR");
 static ParsedAttrInfoRegistry::Add<tf::InfoAttr> X3("tf_info", "TF_INFO");
 static ParsedAttrInfoRegistry::Add<tf::TracingNameAttr> X4("tf_tracing_name", "TF_TRACING_NAME");
+static ParsedAttrInfoRegistry::Add<tf::CallsAttr> X5("tf_calls", "TF_CALLS");
+static ParsedAttrInfoRegistry::Add<tf::CaptureAttr> X6("tf_capture", "TF_CAPTURE");

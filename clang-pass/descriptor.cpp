@@ -86,6 +86,31 @@ Constant *Instrumenter::enumType(int index) {
   return enums[index] = ptr(gv);
 }
 
+// ---- captures (code-shape section 8) ----------------------------------------
+// One tf_capture record, its fields first (a static array).
+Constant *Instrumenter::captureNode(const core::capture_node &n) {
+  StructType *ty = record("tf_capture");
+  std::vector<Constant *> fields;
+  for (const core::capture_node &f : n.fields) fields.push_back(captureNode(f));
+  Constant *info = nullp();
+  if (n.shape.kind == core::TF_K_ENUM)
+    info = enumType(n.shape.enum_index);
+  else if (!n.shape.type.empty())
+    info = str(n.shape.type);
+  return ConstantStruct::get(ty, {str(n.name), u32(uint32_t(n.shape.kind)), u32(n.shape.size), u32(n.offset),
+                                  u32(n.flags), info, array("__tf_capf", ty, fields), u32(n.fields.size()),
+                                  u32(uint32_t(n.length)), u32(n.count), u32(n.limit)});
+}
+
+Constant *Instrumenter::captureRoot(int index) {
+  auto it = captures.find(index);
+  if (it != captures.end()) return it->second;
+  Constant *init = captureNode(tu.captures[size_t(index)]);
+  auto *gv = new GlobalVariable(m, init->getType(), true, GlobalValue::InternalLinkage, init, "__tf_cap");
+  gv->setAlignment(Align(8));
+  return captures[index] = ptr(gv);
+}
+
 // ---- the TU descriptor (code-shape section 2) ------------------------------
 void Instrumenter::emitDescriptor() {
   const core::name_table &t = tu.table;

@@ -77,6 +77,7 @@ Type *Instrumenter::fpType(unsigned bits) {
 }
 
 Constant *Instrumenter::typeOf(const ValueDesc &v) {
+  if (v.kind == core::TF_K_PTR && v.capture >= 0) return captureRoot(v.capture);
   if (v.kind == core::TF_K_ENUM) return enumType(v.enumIndex);
   if (v.kind == core::TF_K_STRUCT || v.kind == core::TF_K_COMPLEX || v.kind == core::TF_K_VECTOR) return str(v.type);
   return nullp();

@@ -21,7 +21,7 @@ std::vector<core::name_clash> TuModel::finish() {
   std::vector<size_t> from;  // candidate -> index in functions
   for (size_t i = 0; i < functions.size(); i++) {
     const FnDesc &f = functions[i];
-    if (!f.defined) continue;
+    if (!f.defined || f.call) continue;  // a wrapper takes its callee's name, below
     core::fn_candidate c;
     c.name = f.tracingName;
     c.monitor = f.role == R_MONITOR;
@@ -32,11 +32,15 @@ std::vector<core::name_clash> TuModel::finish() {
     c.line = f.line;
     c.function = f.function;
     c.place = f.place;
+    c.rule = f.rule;
     cands.push_back(c);
     from.push_back(i);
   }
+  size_t own = cands.size();
+  core::add_call_candidates(sites, cands);
   table = core::build_names(cands);
-  for (size_t k = 0; k < cands.size(); k++) functions[from[k]].tracingName = cands[k].name;
+  core::assign_call_ids(sites, table);
+  for (size_t k = 0; k < own; k++) functions[from[k]].tracingName = cands[k].name;
   std::vector<core::name_clash> clashes;
   for (const core::name_clash &x : table.clashes) clashes.push_back({from[x.fn], from[x.other]});
   std::sort(decls.begin(), decls.end(),
@@ -46,7 +50,19 @@ std::vector<core::name_clash> TuModel::finish() {
 
 // The same bytes as gcc-plugin's manifest but for "compiler" (plugin-core).
 std::string TuModel::manifestJson() const {
-  core::manifest_tu m{"clang", file, base, {}, rules, minSize, tooSmall, rulesFile, rulesMonitors, rulesChosen};
+  core::manifest_tu m;
+  m.compiler = "clang";
+  m.file = file;
+  m.tu = base;
+  m.rules = rules;
+  m.min_size = minSize;
+  m.too_small = tooSmall;
+  m.rules_file = rulesFile;
+  m.rules_monitors = rulesMonitors;
+  m.rules_chosen = rulesChosen;
+  m.calls = calls;
+  m.sites = sites;
+  m.captures = captured;
   for (const GroupDecl &g : decls) m.groups.push_back({g.name, g.subgroups, g.file, g.line});
   return core::manifest_json(m, table);
 }
@@ -56,7 +72,22 @@ std::string TuModel::manifestJson() const {
 static llvm::json::Value toJson(const ValueDesc &v) {
   return llvm::json::Object{{"n", v.name},   {"k", int64_t(v.kind)},  {"s", int64_t(v.size)},
                             {"l", int64_t(v.load)}, {"f", int64_t(v.fpBits)}, {"t", v.type},
-                            {"e", int64_t(v.enumIndex)}};
+                            {"e", int64_t(v.enumIndex)}, {"c", int64_t(v.capture)}};
+}
+
+static llvm::json::Value toJson(const core::capture_node &n) {
+  llvm::json::Array fields;
+  for (const core::capture_node &f : n.fields) fields.push_back(toJson(f));
+  return llvm::json::Object{{"n", n.name},          {"k", int64_t(n.shape.kind)}, {"s", int64_t(n.shape.size)},
+                            {"t", n.shape.type},     {"e", int64_t(n.shape.enum_index)},
+                            {"o", int64_t(n.offset)}, {"f", int64_t(n.flags)},  {"l", int64_t(n.length)},
+                            {"c", int64_t(n.count)}, {"m", int64_t(n.limit)},   {"x", std::move(fields)}};
+}
+
+static llvm::json::Value toJson(const core::call_site &c) {
+  return llvm::json::Object{{"callee", c.callee}, {"group", c.group}, {"file", c.file},
+                            {"line", int64_t(c.line)}, {"place", int64_t(c.place)}, {"rule", int64_t(c.rule)},
+                            {"skip", int64_t(c.skip)}};
 }
 
 std::string TuModel::serialize() const {
@@ -70,7 +101,7 @@ std::string TuModel::serialize() const {
                                      {"line", int64_t(f.line)}, {"defined", f.defined},
                                      {"params", std::move(ps)}, {"result", toJson(f.result)},
                                      {"void", f.isVoid}, {"rules", f.fromRules},
-                                     {"place", int64_t(f.place)}});
+                                     {"rule", int64_t(f.rule)}, {"place", int64_t(f.place)}, {"call", f.call}});
   }
   for (const GroupDecl &d : decls) {
     llvm::json::Array subs;
@@ -83,8 +114,12 @@ std::string TuModel::serialize() const {
     for (const auto &i : e.items) items.push_back(llvm::json::Array{i.first, i.second});
     es.push_back(llvm::json::Object{{"name", e.name}, {"items", std::move(items)}});
   }
-  llvm::json::Object o{{"file", file}, {"base", base}, {"cxx", cplusplus}, {"functions", std::move(fns)},
-                       {"decls", std::move(ds)}, {"enums", std::move(es)}};
+  llvm::json::Array ss, cs;
+  for (const core::call_site &c : sites) ss.push_back(toJson(c));
+  for (const core::capture_node &c : captures) cs.push_back(toJson(c));
+  llvm::json::Object o{{"file", file},          {"base", base},          {"cxx", cplusplus},
+                       {"functions", std::move(fns)}, {"decls", std::move(ds)}, {"enums", std::move(es)},
+                       {"sites", std::move(ss)}, {"captures", std::move(cs)}};
   std::string out;
   llvm::raw_string_ostream os(out);
   os << llvm::json::Value(std::move(o));
@@ -117,7 +152,24 @@ ValueDesc valueFrom(const llvm::json::Object *o) {
   v.fpBits = unsigned(num(o, "f"));
   v.type = str(o, "t");
   v.enumIndex = int(num(o, "e"));
+  v.capture = o && o->getInteger("c") ? int(num(o, "c")) : -1;
   return v;
+}
+core::capture_node nodeFrom(const llvm::json::Object *o) {
+  core::capture_node n;
+  n.name = str(o, "n");
+  n.shape.kind = int(num(o, "k"));
+  n.shape.size = unsigned(num(o, "s"));
+  n.shape.type = str(o, "t");
+  n.shape.enum_index = int(num(o, "e"));
+  n.offset = unsigned(num(o, "o"));
+  n.flags = unsigned(num(o, "f"));
+  n.length = int(num(o, "l"));
+  n.count = unsigned(num(o, "c"));
+  n.limit = unsigned(num(o, "m"));
+  if (const llvm::json::Array *fs = o ? o->getArray("x") : nullptr)
+    for (const llvm::json::Value &f : *fs) n.fields.push_back(nodeFrom(f.getAsObject()));
+  return n;
 }
 }  // namespace
 
@@ -146,6 +198,8 @@ bool TuModel::deserialize(llvm::StringRef text, TuModel &m) {
       d.defined = flag(f, "defined", false);
       d.isVoid = flag(f, "void", true);
       d.fromRules = flag(f, "rules", false);
+      d.rule = unsigned(num(f, "rule"));
+      d.call = flag(f, "call", false);
       d.place = unsigned(num(f, "place"));
       d.result = valueFrom(f ? f->getObject("result") : nullptr);
       if (const llvm::json::Array *ps = f ? f->getArray("params") : nullptr)
@@ -176,6 +230,21 @@ bool TuModel::deserialize(llvm::StringRef text, TuModel &m) {
         }
       m.enums.push_back(t);
     }
+  if (const llvm::json::Array *ss = o->getArray("sites"))
+    for (const llvm::json::Value &sv : *ss) {
+      const llvm::json::Object *c = sv.getAsObject();
+      core::call_site site;
+      site.callee = str(c, "callee");
+      site.group = str(c, "group");
+      site.file = str(c, "file");
+      site.line = unsigned(num(c, "line"));
+      site.place = unsigned(num(c, "place"));
+      site.rule = unsigned(num(c, "rule"));
+      site.skip = core::call_skip(num(c, "skip"));
+      m.sites.push_back(site);
+    }
+  if (const llvm::json::Array *cs = o->getArray("captures"))
+    for (const llvm::json::Value &cv : *cs) m.captures.push_back(nodeFrom(cv.getAsObject()));
   m.finish();
   return true;
 }

@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "abi.h"
+#include "call_sites.h"
+#include "capture.h"
 #include "manifest.h"
 #include "names.h"
 
@@ -56,6 +58,7 @@ struct ValueDesc {
   unsigned fpBits = 0;  // 32, 64, 80 (x87), 128 (binary128)
   std::string type;     // STRUCT: its spelling; COMPLEX, VECTOR: the element code
   int enumIndex = -1;   // ENUM: index into TuModel::enums
+  int capture = -1;     // PTR: index into TuModel::captures (what it points to), or -1
 };
 
 enum Role { R_MONITOR = 1, R_INFO = 2 };
@@ -73,7 +76,9 @@ struct FnDesc {
   ValueDesc result;               // kind TF_K_NONE and load L_NONE for void
   bool isVoid = true;
   bool fromRules = false;  // monitored through the rules file
+  unsigned rule = 0;       // the rules line that monitors it
   unsigned place = 0;      // rank of its location in the TU (core::fn_candidate)
+  bool call = false;       // a call wrapper: monitored under its callee's name (a call site)
 };
 
 struct GroupDecl {
@@ -95,8 +100,21 @@ struct TuModel {
   bool rules = false;
   unsigned minSize = 0;
   std::vector<core::manifest_small> tooSmall;
-  std::string rulesFile;                                 // as given, with a rules file
-  std::vector<unsigned> rulesMonitors, rulesChosen;      // its monitor lines; those that took a function
+  // Call sites (plugin-core call_sites.h): whether calls were asked for, and
+  // every call asked for, traced or not.
+  bool calls = false;
+  std::vector<core::call_site> sites;
+  // Field captures: the trees the values' `capture` index, and the manifest's list.
+  std::vector<core::capture_node> captures;
+  std::vector<core::manifest_capture> captured;
+  // With a rules file that was read: its path as given (tf-scan's questions
+  // read it again), its monitor lines and those that took a function.
+  std::string rulesFile;
+  std::vector<unsigned> rulesMonitors, rulesChosen;
+  // tf-scan only: every direct call of the TU's functions (the call graph a
+  // question is answered over).
+  std::vector<core::call_site> graph;
+  std::vector<std::pair<std::string, std::string>> defined;  // every function with a body: name, file
   // Derived by finish(): sorted names and the groups used by monitored functions.
   core::name_table table;
 

@@ -26,7 +26,8 @@ void Instrumenter::run(llvm::Function *markerFn) {
     if (s.model->role == R_INFO) infoFns.insert(s.fn);
   for (Site &s : sites)
     if (s.model->role == R_MONITOR) {
-      if (cloneable(s.fn)) makeClone(s);
+      // A call wrapper keeps the hooks in place, as with GCC (calls.cpp).
+      if (!s.model->call && cloneable(s.fn)) makeClone(s);
       instrumentMonitored(s);
     }
   for (Site &s : sites)
@@ -54,6 +55,12 @@ void Instrumenter::collect(llvm::Function *markerFn) {
     s.marker = cb;
     s.model = &tu.functions[size_t(key)];
     s.id = tu.table.id_of(s.model->tracingName);
+    // A call wrapper whose callee's name a function of this TU has stays a
+    // plain forwarder: that function's events trace the call.
+    if (s.model->call && (s.id < 0 || !(tu.table.names[size_t(s.id)].flags & TF_NAME_CALL))) {
+      cb->eraseFromParent();
+      continue;
+    }
     sites.push_back(s);
   }
 }

@@ -67,6 +67,8 @@ class Instrumenter {
   Constant *str(const std::string &s);
   Constant *array(const std::string &name, Type *elt, const std::vector<Constant *> &items);
   Constant *enumType(int index);
+  Constant *captureNode(const core::capture_node &n);
+  Constant *captureRoot(int index);
   void emitDescriptor();
   llvm::Function *registrar(const char *name, const char *callee, GlobalVariable *tuVar);
   void noticeIfAbsent(IRBuilder<> &b, BasicBlock *done);
@@ -131,6 +133,7 @@ class Instrumenter {
   std::vector<Site> sites;
   std::map<std::string, Constant *> strings;
   std::map<int, Constant *> enums;
+  std::map<int, Constant *> captures;  // TuModel::captures index -> its root tf_capture
   std::map<std::string, GlobalVariable *> holders;
   GlobalVariable *slots = nullptr;  // __tf_slots: each monitored function's monitor, by id (ABI 3)
   Constant *slotOf(int id) {

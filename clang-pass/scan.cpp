@@ -1,10 +1,14 @@
 // scan.cpp: tf-scan, the project-wide view of TF annotations (docs/design.md
 // .manifest; the paper's tfannotations.properties).
 //
-//   tf-scan [-o MANIFEST.json] [--rules FILE] BUILD_DIR|compile_commands.json [SOURCE...]
+//   tf-scan [-o MANIFEST.json] [--rules FILE] [--question 'within F G']
+//           BUILD_DIR|compile_commands.json [SOURCE...]
 //
 // --rules applies a rules file to every TU whose command has no
-// -fplugin-arg-tf-rules= of its own.
+// -fplugin-arg-tf-rules= of its own. The manifest lists, per rules line, the
+// definitions and call sites it instruments (prune.cpp); --question prints
+// the smallest rules file a question needs (then the manifest goes only to
+// -o).
 //
 // Parses every translation unit of the compilation database with the same
 // attribute handlers and checks as tf-clang.so (no code is generated), writes
@@ -27,6 +31,7 @@
 #include "groups.h"
 #include "json.h"
 #include "output.h"
+#include "prune.h"
 #include "spelling.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendAction.h"
@@ -250,6 +255,8 @@ std::string indent(const std::string &text, const std::string &pad) {
   return out;
 }
 
+int unmatchedCalls = 0;  // call lines that matched no call anywhere (prune.cpp)
+
 std::string projectManifest(const std::map<std::string, std::vector<GroupSite>> &groups) {
   std::string o = "{\n  \"abi\": " + std::to_string(TF_TU_ABI) + ",\n  \"tool\": \"tf-scan\",\n  \"groups\": [";
   const char *sep = "";
@@ -267,7 +274,7 @@ std::string projectManifest(const std::map<std::string, std::vector<GroupSite>> 
     o += at + "]}";
     sep = ",";
   }
-  o += "\n  ],\n  \"tus\": [";
+  o += "\n  ],\n  \"rules\": " + tf::rulesJson(tus, unmatchedCalls) + ",\n  \"tus\": [";
   for (size_t i = 0; i < tus.size(); i++) {
     std::string m = tus[i].manifestJson();
     while (!m.empty() && m.back() == '\n') m.pop_back();
@@ -277,8 +284,8 @@ std::string projectManifest(const std::map<std::string, std::vector<GroupSite>> 
 }
 
 int usage() {
-  llvm::errs() << "usage: tf-scan [-o MANIFEST.json] [--rules FILE] BUILD_DIR|compile_commands.json "
-                  "[SOURCE...]\n";
+  llvm::errs() << "usage: tf-scan [-o MANIFEST.json] [--rules FILE] [--question 'within F G'] "
+                  "BUILD_DIR|compile_commands.json [SOURCE...]\n";
   return 2;
 }
 
@@ -296,7 +303,7 @@ int badOption(const std::string &a) {
 }  // namespace
 
 int main(int argc, char **argv) {
-  std::string out, dbPath;
+  std::string out, dbPath, question;
   std::vector<std::string> sources;
   for (int i = 1; i < argc; i++) {
     std::string a = argv[i];
@@ -304,6 +311,8 @@ int main(int argc, char **argv) {
       out = argv[++i];
     else if (a == "--rules" && i + 1 < argc)
       rulesFile = argv[++i];
+    else if (a == "--question" && i + 1 < argc)
+      question = argv[++i];
     else if (a == "-h" || a == "--help")
       return usage(), 0;
     else if (!a.empty() && a[0] == '-')
@@ -338,9 +347,17 @@ int main(int argc, char **argv) {
   checkInfoUse();
   checkRulesUse();
   std::string manifest = projectManifest(groups);
-  if (out.empty()) {
+  if (!question.empty()) {
+    std::string rules, why;
+    if (!tf::answer(tus, question, rules, why)) {
+      llvm::errs() << "tf-scan: --question: " << why << "\n";
+      return 2;
+    }
+    llvm::outs() << rules;
+  }
+  if (out.empty() && question.empty()) {
     llvm::outs() << manifest;
-  } else {
+  } else if (!out.empty()) {
     std::string why;
     if (!tf::core::write_manifest(out, manifest, why)) {
       llvm::errs() << "tf-scan: cannot write '" << tf::core::escaped(out) << "': " << why << "\n";
@@ -349,6 +366,9 @@ int main(int argc, char **argv) {
   }
   if (failed) llvm::errs() << "tf-scan: some translation units did not compile\n";
   llvm::errs() << "tf-scan: " << tus.size() << " translation units, " << groups.size() << " groups, "
-               << errors << " inconsistencies\n";
+               << errors << " inconsistencies";
+  if (unmatchedCalls) llvm::errs() << ", " << unmatchedCalls << " call line" << (unmatchedCalls > 1 ? "s" : "")
+                                   << " matching no call";
+  llvm::errs() << "\n";
   return failed || errors ? 1 : 0;
 }

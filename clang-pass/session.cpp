@@ -68,6 +68,8 @@ const FnAttrs *Session::attrsOf(const FunctionDecl *fd) {
     if (m.group.empty()) m.group = a.group;
     if (m.tp < 0) m.tp = a.tp;
     if (m.tracingName.empty()) m.tracingName = a.tracingName;
+    if (!m.hasCalls) m.hasCalls = a.hasCalls, m.calls = a.calls;
+    if (m.capture.empty()) m.capture = a.capture;
   }
   if (!any) return nullptr;
   return &(merged[fd->getCanonicalDecl()] = m);

@@ -146,7 +146,7 @@ tree abi_slot(int id)
     return build4(ARRAY_REF, ptr_type_node, slots(), size_int(id), NULL_TREE, NULL_TREE);
 }
 
-static tree ctor_of(tree type, const std::vector<tree> &values)
+tree abi_ctor(tree type, const std::vector<tree> &values)
 {
     vec<constructor_elt, va_gc> *elts = NULL;
     if (TREE_CODE(type) == ARRAY_TYPE) {
@@ -165,10 +165,15 @@ static tree ctor_of(tree type, const std::vector<tree> &values)
 
 static tree uint_cst(tree type, unsigned long v) { return build_int_cst(type, v); }
 
-static tree static_array(const std::string &name, tree elem, const std::vector<tree> &items)
+tree abi_static_array(const std::string &name, tree elem, const std::vector<tree> &items)
 {
     tree type = build_array_type_nelts(elem, items.size());
-    return build_fold_addr_expr(make_static(name, type, ctor_of(type, items), true));
+    return build_fold_addr_expr(make_static(name, type, abi_ctor(type, items), true));
+}
+
+tree abi_static(const std::string &name, tree type, tree init)
+{
+    return build_fold_addr_expr(make_static(name, type, init, true));
 }
 
 std::string abi_type_name(tree type)
@@ -204,13 +209,13 @@ tree abi_enum_descriptor(tree enum_type)
         tree value = TREE_VALUE(v);
         if (TREE_CODE(value) == CONST_DECL)
             value = DECL_INITIAL(value);
-        items.push_back(ctor_of(item_type, {fold_convert(s64(), value),
+        items.push_back(abi_ctor(item_type, {fold_convert(s64(), value),
                                             abi_string(IDENTIFIER_POINTER(TREE_PURPOSE(v)))}));
     }
     std::string n = std::to_string(count++);
-    tree items_addr = items.empty() ? null_pointer_node : static_array("__tf_enumerators_" + n, item_type, items);
+    tree items_addr = items.empty() ? null_pointer_node : abi_static_array("__tf_enumerators_" + n, item_type, items);
     tree desc = make_static("__tf_enum_" + n, desc_type,
-                            ctor_of(desc_type, {abi_string(abi_type_name(enum_type)),
+                            abi_ctor(desc_type, {abi_string(abi_type_name(enum_type)),
                                                 uint_cst(u32(), items.size()), uint_cst(u32(), 0), items_addr}),
                             true);
     tree addr = build_fold_addr_expr(desc);
@@ -224,10 +229,10 @@ static tree names_table(void)
     tree type = abi_record("tf_name");
     std::vector<tree> items;
     for (const core::name_entry &n : tu.table.names)
-        items.push_back(ctor_of(type, {abi_string(n.name), uint_cst(u32(), n.flags),
+        items.push_back(abi_ctor(type, {abi_string(n.name), uint_cst(u32(), n.flags),
                                        build_int_cst(integer_type_node, n.group), abi_string(n.file),
                                        uint_cst(u32(), n.line), uint_cst(u32(), 0)}));
-    return static_array("__tf_names", type, items);
+    return abi_static_array("__tf_names", type, items);
 }
 
 static tree groups_table(void)
@@ -235,8 +240,8 @@ static tree groups_table(void)
     tree type = abi_record("tf_tu_group");
     std::vector<tree> items;
     for (const std::string &g : tu.table.used_groups)
-        items.push_back(ctor_of(type, {abi_string(g), build_fold_addr_expr(abi_holder(g))}));
-    return items.empty() ? null_pointer_node : static_array("__tf_groups", type, items);
+        items.push_back(abi_ctor(type, {abi_string(g), build_fold_addr_expr(abi_holder(g))}));
+    return items.empty() ? null_pointer_node : abi_static_array("__tf_groups", type, items);
 }
 
 static tree decls_table(void)
@@ -249,11 +254,11 @@ static tree decls_table(void)
         for (const std::string &s : g.subs)
             subs.push_back(abi_string(s));
         tree subs_addr = subs.empty() ? null_pointer_node
-                                      : static_array("__tf_sub_" + g.name, build_qualified_type(cstr(), TYPE_QUAL_CONST), subs);
-        items.push_back(ctor_of(type, {abi_string(g.name), subs_addr, uint_cst(u32(), subs.size()),
+                                      : abi_static_array("__tf_sub_" + g.name, build_qualified_type(cstr(), TYPE_QUAL_CONST), subs);
+        items.push_back(abi_ctor(type, {abi_string(g.name), subs_addr, uint_cst(u32(), subs.size()),
                                        uint_cst(u32(), 0)}));
     }
-    return items.empty() ? null_pointer_node : static_array("__tf_decls", type, items);
+    return items.empty() ? null_pointer_node : abi_static_array("__tf_decls", type, items);
 }
 
 /* Declared weak (code-shape.md section 6): an object linked without libtf
@@ -387,7 +392,7 @@ void abi_emit_data(void)
     if (opts.off || t.names.empty() || tu_desc)
         return;
     tree type = abi_record("tf_tu");
-    tree init = ctor_of(type, {uint_cst(u32(), TF_TU_ABI), uint_cst(u32(), core::size_tf_tu),
+    tree init = abi_ctor(type, {uint_cst(u32(), TF_TU_ABI), uint_cst(u32(), core::size_tf_tu),
                                abi_string(main_input_filename), abi_string(tu_base_name()),
                                uint_cst(u32(), t.names.size()), uint_cst(u32(), t.used_groups.size()),
                                uint_cst(u32(), groups.size()),

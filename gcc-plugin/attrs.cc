@@ -282,11 +282,70 @@ static tree handle_tracing_name(tree *node, tree, tree args, int, bool *no_add)
     return NULL_TREE;
 }
 
+/* TF_CALLS(group, "glob", ...) -> tf_calls("group", "glob", ...): checked
+ * here (the group declared, every glob one fnmatch reads as written);
+ * calls.cc reads it. */
+static tree handle_calls(tree *node, tree, tree args, int, bool *no_add)
+{
+    if (!function_only(*node, "TF_CALLS", no_add))
+        return NULL_TREE;
+    tree fn = *node;
+    location_t loc = node_loc(fn);
+    const char *group = string_arg(args, 0);
+    *no_add = true;
+    if (!group || !TREE_CHAIN(args)) {
+        error_at(loc, "tf: %<TF_CALLS%> of %qD takes a group and the functions called, as "
+                      "%<TF_CALLS(io, \"write\")%>", fn);
+        return NULL_TREE;
+    }
+    if (!groups.count(group)) {
+        error_at(loc, "tf: group %qs of %<TF_CALLS%> of %qD is not declared; add %<TF_GROUP(%s)%> before this use",
+                 group, fn, group);
+        return NULL_TREE;
+    }
+    for (int i = 1; TREE_CHAIN(args) && i < list_length(args); i++) {
+        const char *glob = string_arg(args, i);
+        size_t at;
+        std::string why = glob ? core::glob_check(glob, at) : "";
+        if (!glob) {
+            error_at(loc, "tf: %<TF_CALLS%> of %qD: argument %d is no string literal", fn, i + 1);
+            return NULL_TREE;
+        }
+        if (!why.empty()) {
+            error_at(loc, "tf: %<TF_CALLS%> of %qD: %s", fn, why.c_str());
+            return NULL_TREE;
+        }
+    }
+    *no_add = false;
+    return NULL_TREE;
+}
+
+/* TF_CAPTURE("SPEC"): its syntax is checked here, its names against the
+ * types once the TU is complete (capture.cc). */
+static tree handle_capture(tree *node, tree, tree args, int, bool *no_add)
+{
+    if (!function_only(*node, "TF_CAPTURE", no_add))
+        return NULL_TREE;
+    const char *spec = string_arg(args, 0);
+    core::capture_spec parsed;
+    unsigned column = 0;
+    std::string why = spec ? core::parse_capture_spec(spec, parsed, column) : "";
+    if (!spec)
+        error_at(node_loc(*node), "tf: %<TF_CAPTURE%> of %qD takes a string literal", *node);
+    else if (!why.empty())
+        error_at(node_loc(*node), "tf: %<TF_CAPTURE%> of %qD: %s (at column %u of its text)", *node, why.c_str(),
+                 column);
+    *no_add = !spec || !why.empty();
+    return NULL_TREE;
+}
+
 static struct attribute_spec specs[] = {
     TF_ATTRIBUTE("tf_group", 2, 2, handle_group),
     TF_ATTRIBUTE("tf_monitor", 1, 1, handle_monitor),
     TF_ATTRIBUTE("tf_info", 1, 1, handle_info),
     TF_ATTRIBUTE("tf_tracing_name", 1, 1, handle_tracing_name),
+    TF_ATTRIBUTE("tf_calls", 1, 16, handle_calls), /* 15 globs, as many as Clang takes */
+    TF_ATTRIBUTE("tf_capture", 1, 1, handle_capture),
 };
 
 void register_attributes(void *, void *)

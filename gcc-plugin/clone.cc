@@ -350,7 +350,12 @@ static void clone_function(tree f, tree g)
 
 tree clone_traced(tree f, tree *mm)
 {
-    if (!splittable_p(f))
+    /* A call wrapper keeps the hooks in place: inlined, the traced call is
+     * made from the caller's own frame (its return address is the
+     * caller's), and a call the caller's optimisation finds dead (a branch
+     * of __builtin_constant_p) goes with all of its hooks, where a clone
+     * would still name the callee (calls.cc). */
+    if (call_wrapper_of(f) || !splittable_p(f))
         return NULL_TREE;
     tree g = clone_decl(f);
     copy_body_data id;

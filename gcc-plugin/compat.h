@@ -46,6 +46,8 @@
 #include "toplev.h"
 #include "memmodel.h"
 #include "except.h"
+#include "calls.h"
+#include "tree-nested.h"
 
 /* Built and tested with GCC 12 only (the CI's gcc-12-plugin-dev); another
  * version needs its differences added here first. */
@@ -61,6 +63,15 @@
  * too and has neither, so there they are null. */
 extern cpp_reader *parse_in __attribute__((weak));
 extern void cpp_define(cpp_reader *, const char *) __attribute__((weak));
+
+/* The C++ front end's cache of folded expressions (cp-gimplify.cc): it maps
+ * a tree to its folded copy, made before the plugin rewrote the tree, and
+ * genericization would take the copy. Weak: cc1 has none. */
+extern void clear_fold_cache(void) __attribute__((weak));
+
+/* cp-tree.h's DECL_FIELD_IS_BASE (a C++ base class subobject), which the
+ * plugin cannot include: DECL_LANG_FLAG_6 of a FIELD_DECL in GCC 12. */
+#define TF_FIELD_IS_BASE(field) DECL_LANG_FLAG_6(field)
 
 /* build_string_literal takes the length including the NUL since GCC 4. */
 static inline tree tf_compat_string_literal(const char *s)

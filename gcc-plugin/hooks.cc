@@ -154,62 +154,81 @@ static int wide_kind(tree type, std::string *code)
     }
 }
 
-/* Fills one tf_value. `addr` is the address of the object for aggregates
- * (parameters and result copies), else NULL and `value` is used. */
-static void fill_value(tree *list, tree v, const char *name, tree type, tree value, tree addr)
+/* The kind of a value of `type` (docs/code-shape.md, "Argument kinds"), and
+ * what tf_value.type holds for it: a struct's spelling or an element code in
+ * *text, an enum type in *enum_type. */
+int value_kind(tree type, std::string *text, tree *enum_type)
 {
-    int kind = core::TF_K_NONE;
-    const char *field = NULL;
-    tree payload = NULL_TREE, info = null_pointer_node;
     switch (TREE_CODE(type)) {
     case BOOLEAN_TYPE:
-        kind = core::TF_K_BOOL, field = "u", payload = value;
-        break;
+        return core::TF_K_BOOL;
     case INTEGER_TYPE:
     case ENUMERAL_TYPE:
-        if (TYPE_PRECISION(type) > 64) {
-            kind = wide_kind(type, NULL); /* NONE: a wider _BitInt-like type */
-            if (kind != core::TF_K_NONE)
-                field = "p", payload = addr;
-            break;
-        }
+        if (TYPE_PRECISION(type) > 64)
+            return wide_kind(type, NULL); /* NONE: a wider _BitInt-like type */
         if (TREE_CODE(type) == ENUMERAL_TYPE) {
-            kind = core::TF_K_ENUM, field = "i", payload = value, info = abi_enum_descriptor(type);
-            break;
+            *enum_type = type;
+            return core::TF_K_ENUM;
         }
-        kind = TYPE_UNSIGNED(type) ? core::TF_K_UINT : core::TF_K_INT, field = TYPE_UNSIGNED(type) ? "u" : "i";
-        payload = value;
-        break;
+        return TYPE_UNSIGNED(type) ? core::TF_K_UINT : core::TF_K_INT;
     case COMPLEX_TYPE:
-    case VECTOR_TYPE: {
-        std::string code;
-        kind = wide_kind(type, &code);
-        if (kind != core::TF_K_NONE)
-            field = "p", payload = addr, info = abi_string(code);
-        break;
-    }
+    case VECTOR_TYPE:
+        return wide_kind(type, text);
     case REAL_TYPE:
-        kind = core::TF_K_FLOAT, field = "d", payload = value;
-        break;
+        return core::TF_K_FLOAT;
     case POINTER_TYPE:
     case REFERENCE_TYPE:
-        kind = plain_char_pointer(type) ? core::TF_K_STR : core::TF_K_PTR, field = "p", payload = value;
-        break;
+        return plain_char_pointer(type) ? core::TF_K_STR : core::TF_K_PTR;
     case NULLPTR_TYPE:
     case OFFSET_TYPE:
-        kind = core::TF_K_PTR, field = "p", payload = null_pointer_node;
-        break;
+        return core::TF_K_PTR;
     case RECORD_TYPE:
     case UNION_TYPE:
-        if (member_fn_pointer(type)) {
-            kind = core::TF_K_PTR, field = "p", payload = null_pointer_node;
-            break;
-        }
-        kind = core::TF_K_STRUCT, field = "p", payload = addr, info = abi_string(abi_type_name(type));
-        break;
+        if (member_fn_pointer(type))
+            return core::TF_K_PTR;
+        *text = abi_type_name(type);
+        return core::TF_K_STRUCT;
     default:
-        break;
+        return core::TF_K_NONE;
     }
+}
+
+/* The payload field of a kind, and whether it holds the value's address. */
+static const char *payload_field(int kind, bool *by_addr)
+{
+    *by_addr = false;
+    switch (kind) {
+    case core::TF_K_BOOL:
+    case core::TF_K_UINT: return "u";
+    case core::TF_K_INT:
+    case core::TF_K_ENUM: return "i";
+    case core::TF_K_FLOAT: return "d";
+    case core::TF_K_PTR:
+    case core::TF_K_STR: return "p";
+    case core::TF_K_NONE: return NULL;
+    default: *by_addr = true; return "p"; /* STRUCT, INT128, UINT128, COMPLEX, VECTOR */
+    }
+}
+
+/* Fills one tf_value. `addr` is the address of the object for aggregates
+ * (parameters and result copies), else NULL and `value` is used. `capture`
+ * is the tf_capture of what a pointer value points to, or NULL. */
+static void fill_value(tree *list, tree v, const char *name, tree type, tree value, tree addr, tree capture)
+{
+    std::string text;
+    tree enum_type = NULL_TREE, info = null_pointer_node;
+    int kind = value_kind(type, &text, &enum_type);
+    bool by_addr;
+    const char *field = payload_field(kind, &by_addr);
+    tree payload = by_addr ? addr : value;
+    if (enum_type)
+        info = abi_enum_descriptor(enum_type);
+    else if (!text.empty())
+        info = abi_string(text);
+    if ((TREE_CODE(type) == NULLPTR_TYPE || TREE_CODE(type) == OFFSET_TYPE || member_fn_pointer(type)))
+        payload = null_pointer_node;
+    if (capture) /* a pointer (char * too) shown as what it points to */
+        kind = core::TF_K_PTR, field = "p", payload = value, info = capture;
     assign(list, ref(v, "name"), name ? abi_string(name) : null_pointer_node);
     assign(list, ref(v, "kind"), build_int_cst(uint32_type_node, kind));
     assign(list, ref(v, "size"), build_int_cst(uint32_type_node, size_of(type)));
@@ -233,8 +252,7 @@ static tree guarded(tree mm, tree body, bool unlikely)
     return build3(COND_EXPR, void_type_node, cond, body, build_empty_stmt(UNKNOWN_LOCATION));
 }
 
-/* tf_args a = { P, 0, v } with one tf_value per parameter; returns &a. */
-static tree build_args(tree *list, tree fndecl, int skip_trailing)
+std::vector<std::pair<std::string, tree>> reported_params(tree fndecl, int skip_trailing)
 {
     std::vector<std::pair<std::string, tree>> params;
     int position = 0, total = list_length(DECL_ARGUMENTS(fndecl)) - skip_trailing;
@@ -243,13 +261,20 @@ static tree build_args(tree *list, tree fndecl, int skip_trailing)
         position++;
         const char *n = DECL_NAME(p) ? IDENTIFIER_POINTER(DECL_NAME(p)) : NULL;
         if (DECL_ARTIFICIAL(p)) {
-            if (n && !strcmp(n, "this")) /* else C++ __in_chrg, __vtt_parm */
+            if (n && !strcmp(n, "this")) /* else C++ __in_chrg, __vtt_parm, a call wrapper's extra arguments */
                 params.push_back({"this", p});
             continue;
         }
         index++; /* argN counts the declared parameters, as written */
         params.push_back({n ? n : "arg" + std::to_string(index), p});
     }
+    return params;
+}
+
+/* tf_args a = { P, 0, v } with one tf_value per parameter; returns &a. */
+static tree build_args(tree *list, tree fndecl, int skip_trailing, const fn_captures *captures)
+{
+    std::vector<std::pair<std::string, tree>> params = reported_params(fndecl, skip_trailing);
     tree value = abi_value_type(), values = null_pointer_node;
     if (!params.empty()) {
         tree array = temp(build_array_type_nelts(value, params.size()), "tf_v");
@@ -267,7 +292,7 @@ static tree build_args(tree *list, tree fndecl, int skip_trailing)
                 append_to_statement_list(build2(MODIFY_EXPR, type, copy, p), list);
                 addr = build_fold_addr_expr(copy);
             }
-            fill_value(list, v, params[i].first.c_str(), type, p, addr);
+            fill_value(list, v, params[i].first.c_str(), type, p, addr, capture_root_for(captures, int(i)));
         }
         values = build_fold_addr_expr(build4(ARRAY_REF, value, array, size_int(0), NULL_TREE, NULL_TREE));
     }
@@ -303,10 +328,10 @@ tree hook_load(tree mm, tree holder)
     return build2(MODIFY_EXPR, ptr_type_node, mm, fold_convert(ptr_type_node, value));
 }
 
-tree hook_enter(tree mm, tree fndecl, int id, int skip_trailing, bool unlikely)
+tree hook_enter(tree mm, tree fndecl, int id, int skip_trailing, bool unlikely, const fn_captures *captures)
 {
     tree fill = alloc_stmt_list();
-    tree a = build_args(&fill, fndecl, skip_trailing);
+    tree a = build_args(&fill, fndecl, skip_trailing, captures);
     return guarded(mm, with_values(mm, OP_ENTER, {mm, id_cst(id), NULL_TREE}, 2, fill, a), unlikely);
 }
 
@@ -342,14 +367,14 @@ tree hook_info(tree fndecl, int self_id, int tp)
     for (tree p = DECL_ARGUMENTS(fndecl); p; p = DECL_CHAIN(p))
         mm = caller, caller = p; /* the two trailing parameters */
     tree fill = alloc_stmt_list();
-    tree a = build_args(&fill, fndecl, 2);
+    tree a = build_args(&fill, fndecl, 2, NULL);
     return guarded(mm, with_values(mm, OP_INFO, {mm, NULL_TREE, caller, id_cst(self_id), id_cst(tp)}, 1, fill, a),
                    false);
 }
 
 /* The exit hook for a return of `retval` (NULL: void, or falling off); it
  * runs in the finally around the body, after the body's cleanups. */
-tree hook_exit(tree mm, tree fndecl, int id, tree retval)
+tree hook_exit(tree mm, tree fndecl, int id, tree retval, const fn_captures *captures)
 {
     tree list = alloc_stmt_list();
     tree type = TREE_TYPE(TREE_TYPE(fndecl));
@@ -367,7 +392,7 @@ tree hook_exit(tree mm, tree fndecl, int id, tree retval)
         addr = build_fold_addr_expr(copy);
     }
     tree r = temp(abi_value_type(), "tf_r");
-    fill_value(&list, r, NULL, type, retval, addr);
+    fill_value(&list, r, NULL, type, retval, addr, capture_root_for(captures, -1));
     return guarded(mm, with_values(mm, OP_EXIT, {mm, id_cst(id), NULL_TREE}, 2, list, build_fold_addr_expr(r)),
                    false);
 }

@@ -3,9 +3,14 @@
 #define TF_GCC_HOOKS_H
 namespace tf {
 tree hook_load(tree mm, tree holder);
-tree hook_enter(tree mm, tree fndecl, int id, int skip_trailing, bool unlikely);
+tree hook_enter(tree mm, tree fndecl, int id, int skip_trailing, bool unlikely, const fn_captures *captures);
 tree hook_call_traced(tree mm, tree fndecl, tree g);
-tree hook_exit(tree mm, tree fndecl, int id, tree retval);
+tree hook_exit(tree mm, tree fndecl, int id, tree retval, const fn_captures *captures);
+/* The parameters the hooks report, by the names they report: `this`, then
+ * the declared ones (argN when unnamed), without the skip_trailing last. */
+std::vector<std::pair<std::string, tree>> reported_params(tree fndecl, int skip_trailing);
+/* The kind of a value of type, and its tf_value.type text or enum type. */
+int value_kind(tree type, std::string *text, tree *enum_type);
 tree hook_info(tree fndecl, int self_id, int tp);
 tree hook_exception(tree mm, int id, int kind, const char *callee, tree data);
 tree hook_unwind(tree mm, int id);

@@ -210,7 +210,7 @@ static void instrument_body(fn_ctx *c, gbind *outer)
     gimple_seq *body = gimple_bind_body_ptr(outer);
     c->result = NULL_TREE;
     walk_body(c, body);
-    tree exit_hook = hook_exit(c->mm, c->fndecl, id, c->result);
+    tree exit_hook = hook_exit(c->mm, c->fndecl, id, c->result, c->e->captures);
     if (c->result && gimple_seq_may_fallthru(*body)) {
         /* Falling off the end of a non-void function returns nothing
          * reportable: `tf_fell` tells the finally which way it came. */
@@ -219,7 +219,7 @@ static void instrument_body(fn_ctx *c, gbind *outer)
         gimple_seq_add_seq(&start, *body);
         *body = start;
         gimple_seq_add_seq(body, gimplify(build2(MODIFY_EXPR, boolean_type_node, fell, boolean_true_node), loc));
-        exit_hook = build3(COND_EXPR, void_type_node, fell, hook_exit(c->mm, c->fndecl, id, NULL_TREE), exit_hook);
+        exit_hook = build3(COND_EXPR, void_type_node, fell, hook_exit(c->mm, c->fndecl, id, NULL_TREE, NULL), exit_hook);
     }
     gimple_seq normal = gimplify(exit_hook, loc);
     gimple_seq finally = normal;
@@ -295,7 +295,7 @@ static void instrument_monitored(fn_ctx *c, gbind *outer)
     location_t loc = DECL_SOURCE_LOCATION(c->fndecl);
     instrument_body(c, outer);
     gimple_seq prologue = gimplify(hook_load(c->mm, abi_slot(c->e->id)), loc);
-    gimple_seq_add_seq(&prologue, gimplify(hook_enter(c->mm, c->fndecl, c->e->id, 0, true), loc));
+    gimple_seq_add_seq(&prologue, gimplify(hook_enter(c->mm, c->fndecl, c->e->id, 0, true, c->e->captures), loc));
     prepend(outer, prologue);
 }
 
@@ -312,7 +312,7 @@ static void instrument_clone(const fn_ctx *f, tree g, tree mm)
     location_t loc = DECL_SOURCE_LOCATION(g);
     instrument_body(&c, outer);
     gimple_seq prologue = gimplify(build2(MODIFY_EXPR, ptr_type_node, c.mm, mm), loc);
-    gimple_seq_add_seq(&prologue, gimplify(hook_enter(c.mm, g, c.e->id, 1, false), loc));
+    gimple_seq_add_seq(&prologue, gimplify(hook_enter(c.mm, g, c.e->id, 1, false, c.e->captures), loc));
     prepend(outer, prologue);
     pop_gimplify_context(outer);
     pop_cfun();
@@ -455,7 +455,11 @@ static unsigned int instrument_execute(function *fun)
     pop_gimplify_context(outer);
     if (c.e && !opts.off)
         mark_enhanced(fndecl);
-    if (c.e && opts.verbose > 1)
+    const call_wrapper *w = call_wrapper_of(fndecl);
+    if (c.e && opts.verbose > 1 && w)
+        inform(DECL_SOURCE_LOCATION(fndecl), "tf: instrumented calls of %qs as call id %d%s", w->name.c_str(),
+               c.e->id, g ? " (traced clone)" : "");
+    else if (c.e && opts.verbose > 1)
         inform(DECL_SOURCE_LOCATION(fndecl), "tf: instrumented %qD as %s id %d%s", fndecl,
                c.e->monitor ? "monitor" : "info", c.e->id, g ? " (traced clone)" : "");
     return 0;

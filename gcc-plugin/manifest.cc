@@ -28,6 +28,10 @@ void manifest_write(void)
     m.rules = !opts.rules.empty();
     m.min_size = rules_min_size();
     m.too_small = tu.too_small;
+    const core::rules *r = rules_early();
+    m.calls = (r && !r->calls.empty()) || !calls.sites.empty();
+    m.sites = calls.sites;
+    m.captures = tu.captures;
     m.rules_file = opts.rules;
     if (m.rules)
         rules_lines(m.rules_monitors, m.rules_chosen);

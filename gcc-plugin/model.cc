@@ -103,9 +103,8 @@ static bool classify(tree decl, candidate &k)
             return false;
         }
     }
-    unsigned rules_line = 0;
     if (!info && !group && !DECL_ARTIFICIAL(decl) && DECL_NAME(decl)) {
-        group = rules_match(c.file.c_str(), tracing_default_name(decl).c_str(), &rules_line);
+        group = rules_match(c.file.c_str(), tracing_default_name(decl).c_str(), &c.rule);
         c.from_rules = group != NULL;
     }
     if (lookup_attribute("naked", DECL_ATTRIBUTES(decl)) ||
@@ -115,7 +114,7 @@ static bool classify(tree decl, candidate &k)
         return false; /* rules skip what -finstrument-functions would skip */
     }
     if (c.from_rules) /* it took this function, instrumented or left small */
-        rules_choose(rules_line);
+        rules_choose(c.rule);
     if (c.from_rules && left_small(decl, k))
         return false;
     if (!group && !info) {
@@ -154,23 +153,65 @@ static void report_clash(const candidate &k, const candidate &first)
     inform(first.loc, "tf: %qD is here; give one of them a distinct %<TF_TRACING_NAME%>", first.decl);
 }
 
+/* Each call site's place: the rank of its location among the sites. */
+static void rank_sites(void)
+{
+    std::vector<size_t> order(calls.sites.size());
+    for (size_t i = 0; i < order.size(); i++)
+        order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [](size_t a, size_t b) {
+        return linemap_compare_locations(line_table, calls.locs[a], calls.locs[b]) > 0;
+    });
+    for (size_t k = 0; k < order.size(); k++)
+        calls.sites[order[k]].place = unsigned(k);
+}
+
+/* A wrapper whose callee has a name of its own in the table is monitored
+ * under it; one whose name a function of this TU has stays a plain
+ * forwarder (that function's events trace the call). */
+static void add_wrappers(void)
+{
+    for (const call_wrapper &w : calls.wrappers) {
+        int id = tu.table.id_of(w.name);
+        if (id < 0 || !(tu.table.names[size_t(id)].flags & TF_NAME_CALL))
+            continue;
+        const core::name_entry &n = tu.table.names[size_t(id)];
+        tu.fns[DECL_UID(w.decl)] = {id, true, 0, tu.table.used_groups[size_t(n.group)],
+                                    capture_resolve(w.decl, w.name, n.file, n.line)};
+    }
+}
+
 static void build_names(std::vector<candidate> &cands)
 {
     rank_places(cands);
+    rank_sites();
     std::vector<core::fn_candidate> cs;
     for (const candidate &k : cands)
         cs.push_back(k.c);
+    core::add_call_candidates(calls.sites, cs);
     tu.table = core::build_names(cs);
     for (const core::name_clash &x : tu.table.clashes)
         report_clash(cands[x.fn], cands[x.other]);
-    for (const core::name_entry &n : tu.table.names)
-        tu.locs.push_back(cands[n.first].loc);
+    for (const core::name_entry &n : tu.table.names) {
+        if (n.first < cands.size()) {
+            tu.locs.push_back(cands[n.first].loc);
+            continue;
+        }
+        size_t first = 0; /* a call name: its first site */
+        for (size_t i = 0; i < calls.sites.size(); i++)
+            if (calls.sites[i].callee == n.name && calls.sites[i].place == cs[n.first].place)
+                first = i;
+        tu.locs.push_back(calls.locs[first]);
+    }
+    core::assign_call_ids(calls.sites, tu.table);
     for (size_t i = 0; i < cands.size(); i++) {
         const core::fn_candidate &c = cands[i].c;
         if (tu.table.ids[i] >= 0)
-            tu.fns[DECL_UID(cands[i].decl)] = {tu.table.ids[i], c.monitor, c.tp, c.group};
+            tu.fns[DECL_UID(cands[i].decl)] = {tu.table.ids[i], c.monitor, c.tp, c.group,
+                                               c.monitor ? capture_resolve(cands[i].decl, c.function, c.file, c.line) : NULL};
         tu.has_info |= !c.monitor;
     }
+    add_wrappers();
 }
 
 /* An info function gets two trailing parameters: the caller's monitor and id.
@@ -245,6 +286,27 @@ static void warn_monitored_alias(tree decl)
                    core::skip_reason(ifunc ? core::skip::ifunc : core::skip::alias));
 }
 
+/* TF_CAPTURE on a function defined here that is neither monitored nor
+ * called through a call site here would capture nothing, silently. */
+static void warn_unused_captures(void)
+{
+    cgraph_node *node;
+    FOR_EACH_FUNCTION(node)
+    {
+        tree decl = node->decl;
+        if (!node->definition || node->alias || call_wrapper_of(decl) || model_find(decl) ||
+            !lookup_attribute("tf_capture", DECL_ATTRIBUTES(decl)))
+            continue;
+        bool called = false;
+        for (const call_wrapper &w : calls.wrappers)
+            called |= w.callee == decl && model_find(w.decl);
+        if (!called)
+            warning_at(user_loc(DECL_SOURCE_LOCATION(decl)), 0,
+                       "tf: %<TF_CAPTURE%> on %qD, which is neither monitored nor called through a call site here",
+                       decl);
+    }
+}
+
 static void model_build_1(void);
 
 void model_build(void)
@@ -261,19 +323,22 @@ void model_build(void)
 static void model_build_1(void)
 {
     if (!opts.rules.empty())
-        rules_load(opts.rules.c_str());
+        rules_load();
     check_subgroups();
     std::vector<candidate> cands;
     cgraph_node *node;
     FOR_EACH_FUNCTION(node)
     {
         candidate c;
+        if (call_wrapper_of(node->decl))
+            continue; /* monitored under its callee's name, below */
         if (node->definition && !node->alias && !node->thunk && classify(node->decl, c))
             cands.push_back(c);
         else if (node->alias)
             warn_monitored_alias(node->decl);
     }
     build_names(cands);
+    warn_unused_captures();
     for (const candidate &k : cands)
         if (!k.c.monitor && !opts.off)
             add_info_params(k.decl);

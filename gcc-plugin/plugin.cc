@@ -72,7 +72,7 @@ static void write_manifest(void *, void *)
      * modelled: its subgroups are checked here. */
     if (!in_lto_p && !tf::tu.built) {
         if (!tf::opts.rules.empty())
-            tf::rules_load(tf::opts.rules.c_str());
+            tf::rules_load();
         tf::check_subgroups();
     }
     if (!in_lto_p && !tf::opts.manifest.empty() && !seen_error())
@@ -125,6 +125,7 @@ __attribute__((visibility("default"))) int plugin_init(struct plugin_name_args *
     register_callback(name, PLUGIN_START_UNIT, define_plugin_macro, NULL);
     register_callback(name, PLUGIN_FINISH_UNIT, write_manifest, NULL);
     register_callback(name, PLUGIN_PRE_GENERICIZE, tf::check_info_body, NULL);
+    register_callback(name, PLUGIN_PRE_GENERICIZE, tf::find_calls, NULL);
     register_callback(name, PLUGIN_START_PARSE_FUNCTION, tf::info_params_used, NULL);
     register_callback(name, PLUGIN_FINISH_PARSE_FUNCTION, tf::info_params_done, NULL);
     register_callback(name, PLUGIN_FINISH_DECL, tf::info_declared, NULL);

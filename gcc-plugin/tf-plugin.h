@@ -9,6 +9,8 @@
 
 /* The compiler-neutral half, shared with the Clang plugin (plugin-core/). */
 #include "abi.h"
+#include "call_sites.h"
+#include "capture.h"
 #include "manifest.h"
 #include "names.h"
 #include "options.h"
@@ -57,10 +59,16 @@ location_t user_loc(location_t loc);
 unsigned monitor_written(tree fn, const char *group);
 
 /* ---- rules.cc: the rules file of docs/design.md .rules -------------------- */
-void rules_load(const char *path);
+/* Parses the rules file once, saying nothing (NULL: none, or unreadable). */
+const core::rules *rules_early(void);
+/* Reports what rules_early found, declares its groups, checks the groups of
+ * monitor and call lines: once the TU is parsed. */
+void rules_load(void);
 /* The group of the first matching monitor line (*line: which), or NULL
  * (also if excluded). */
 const char *rules_match(const char *file, const char *fn, unsigned *line);
+/* A place in the rules file (once the TU is parsed). */
+location_t rules_loc(unsigned line, unsigned column);
 /* The monitor line took a function of the TU (manifest: "rules"). */
 void rules_choose(unsigned line);
 void rules_lines(std::vector<unsigned> &monitors, std::vector<unsigned> &chosen);
@@ -73,12 +81,42 @@ void measure_body(void *gcc_data, void *user_data);
 /* False when fn's body was never measured. */
 bool body_size_of(tree fn, core::body_size &out);
 
+/* ---- calls.cc: call sites (plugin-core call_sites.h) ------------------------------ */
+/* A wrapper the calls of one callee were rewritten to call. */
+struct call_wrapper {
+    tree decl, callee;
+    std::string name;         /* the callee's tracing name */
+    std::vector<size_t> sites; /* into call_model::sites */
+};
+struct call_model {
+    std::vector<core::call_site> sites; /* every call asked for, traced or not */
+    std::vector<location_t> locs;       /* per site */
+    std::vector<call_wrapper> wrappers;
+    std::map<std::string, size_t> by_key; /* callee and parameter types -> wrapper */
+    std::map<unsigned, size_t> by_uid;    /* DECL_UID of a wrapper -> wrapper */
+};
+extern call_model calls;
+/* PLUGIN_PRE_GENERICIZE: finds the calls asked for, rewrites them to call wrappers. */
+void find_calls(void *gcc_data, void *user_data);
+const call_wrapper *call_wrapper_of(tree fndecl);
+
+/* ---- capture.cc: field capture (plugin-core capture.h) --------------------- */
+/* Resolves the captures of monitored function fn, named name, defined (a
+ * call wrapper: first called) at file:line: its TF_CAPTURE (a wrapper: its
+ * callee's), else the first capture line matching; reports errors; NULL
+ * when there are none. */
+struct fn_captures;
+const fn_captures *capture_resolve(tree fn, const std::string &name, const std::string &file, unsigned line);
+/* The tf_capture root for value number i (the result: i == -1), or NULL. */
+tree capture_root_for(const fn_captures *c, int i);
+
 /* ---- model.cc: the TU's name table, decided before any function changes -- */
 struct fn_entry {
     int id;          /* index of its tracing name */
     bool monitor;    /* else an info function */
     int tp;          /* info: 0 NONE, 1 ENTER, 2 EXIT */
     std::string group;
+    const fn_captures *captures; /* what its values capture, or NULL */
 };
 struct model {
     bool built = false;
@@ -87,6 +125,7 @@ struct model {
     std::vector<location_t> locs;     /* per name: its (first) function */
     std::map<unsigned, fn_entry> fns; /* by DECL_UID */
     std::vector<core::manifest_small> too_small; /* rules matched, min-size refused */
+    std::vector<core::manifest_capture> captures;
 };
 extern model tu;
 void model_build(void);
@@ -106,6 +145,11 @@ tree abi_holder(const std::string &group);
 tree abi_slot(int id); /* __tf_slots[id]: the monitor a monitored function loads */
 tree abi_enum_descriptor(tree enum_type);
 tree abi_string(const std::string &s);
+/* A constant of a record or array type, and static read-only data: the
+ * address of a named static array, or of a static object. */
+tree abi_ctor(tree type, const std::vector<tree> &values);
+tree abi_static_array(const std::string &name, tree elem, const std::vector<tree> &items);
+tree abi_static(const std::string &name, tree type, tree init);
 std::string abi_type_name(tree type);
 void abi_emit_data(void);
 void gc_keep(tree t);

@@ -42,14 +42,82 @@ std::string tps(unsigned flags)
     return list(out, false);
 }
 
+const char *kind_of(unsigned flags)
+{
+    return (flags & TF_NAME_CALL) ? "call" : (flags & TF_NAME_MONITOR) ? "monitor" : "info";
+}
+
+/* "rule": the rules line that instruments a name, when one does. */
+std::string rule_json(unsigned rule) { return rule ? ", \"rule\": " + std::to_string(rule) : ""; }
+
 std::string name_json(size_t id, const name_entry &n, const name_table &t)
 {
     std::string group = n.group >= 0 ? json_string(t.used_groups[size_t(n.group)]) : "null";
     return "\n    {\"id\": " + std::to_string(id) + ", \"name\": " + json_string(n.name) + ", \"kind\": \"" +
-           ((n.flags & TF_NAME_MONITOR) ? "monitor" : "info") + "\", \"flags\": " + std::to_string(n.flags) +
+           kind_of(n.flags) + "\", \"flags\": " + std::to_string(n.flags) +
            ", \"group\": " + group + ", \"tp\": [" + tps(n.flags) + "], \"function\": " +
            json_string(n.function) + ", \"file\": " + json_string(n.file) + ", \"line\": " +
-           std::to_string(n.line) + "}";
+           std::to_string(n.line) + rule_json(n.rule) + "}";
+}
+
+/* The rules line of a call site or capture, or the attribute that asked. */
+std::string asked_by(unsigned rule, const char *attribute)
+{
+    return rule ? std::to_string(rule) : json_string(attribute);
+}
+
+std::string site_json(const call_site &s)
+{
+    std::string o = "\n    {\"caller\": " + json_string(s.caller) + ", \"callee\": " +
+                    (s.callee.empty() ? "null" : json_string(s.callee)) + ", \"file\": " + json_string(s.file) +
+                    ", \"line\": " + std::to_string(s.line) + ", \"rule\": " + asked_by(s.rule, "TF_CALLS");
+    if (s.skip == call_skip::none)
+        return o + ", \"id\": " + std::to_string(s.id) + ", \"group\": " + json_string(s.group) + "}";
+    return o + ", \"reason\": " + json_string(call_skip_reason(s.skip)) + "}";
+}
+
+bool site_before(const call_site &a, const call_site &b)
+{
+    if (a.file != b.file)
+        return a.file < b.file;
+    if (a.line != b.line)
+        return a.line < b.line;
+    return a.caller != b.caller ? a.caller < b.caller : a.callee < b.callee;
+}
+
+/* Both lists, sorted by place in the source, only when calls were asked for. */
+std::string calls_part(const manifest_tu &m)
+{
+    if (!m.calls)
+        return "";
+    std::vector<call_site> traced, not_traced;
+    for (const call_site &s : m.sites)
+        (s.skip == call_skip::none ? traced : not_traced).push_back(s);
+    std::string o;
+    for (std::vector<call_site> *v : {&traced, &not_traced}) {
+        std::stable_sort(v->begin(), v->end(), site_before);
+        o += v == &traced ? ",\n  \"calls\": [" : ",\n  \"calls_not_traced\": [";
+        for (size_t i = 0; i < v->size(); i++)
+            o += (i ? "," : "") + site_json((*v)[i]);
+        o += v->empty() ? "]" : "\n  ]";
+    }
+    return o;
+}
+
+std::string captures_part(const manifest_tu &m)
+{
+    if (m.captures.empty())
+        return "";
+    std::vector<manifest_capture> cs = m.captures;
+    std::sort(cs.begin(), cs.end(), [](const manifest_capture &a, const manifest_capture &b) {
+        return a.file != b.file ? a.file < b.file : a.line != b.line ? a.line < b.line : a.function < b.function;
+    });
+    std::string o = ",\n  \"captures\": [";
+    for (size_t i = 0; i < cs.size(); i++)
+        o += std::string(i ? "," : "") + "\n    {\"function\": " + json_string(cs[i].function) +
+             ", \"file\": " + json_string(cs[i].file) + ", \"line\": " + std::to_string(cs[i].line) +
+             ", \"spec\": " + json_string(cs[i].spec) + ", \"rule\": " + asked_by(cs[i].rule, "TF_CAPTURE") + "}";
+    return o + "\n  ]";
 }
 
 std::string small_json(const manifest_small &f)
@@ -107,7 +175,7 @@ std::string manifest_json(const manifest_tu &m, const name_table &t)
     o += "\n  ],\n  \"names\": [";
     for (size_t i = 0; i < t.names.size(); i++)
         o += (i ? "," : "") + name_json(i, t.names[i], t);
-    return o + "\n  ]" + small_part(m) + rules_part(m) + "\n}\n";
+    return o + "\n  ]" + small_part(m) + rules_part(m) + calls_part(m) + captures_part(m) + "\n}\n";
 }
 
 } // namespace core

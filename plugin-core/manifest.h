@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "call_sites.h"
 #include "names.h"
 
 namespace tf {
@@ -27,6 +28,14 @@ struct manifest_small {
     unsigned line = 0, ops = 0;
 };
 
+/* A function whose values a capture rule or TF_CAPTURE shapes. */
+struct manifest_capture {
+    std::string function, file;
+    unsigned line = 0;
+    std::string spec;
+    unsigned rule = 0; /* its capture line; 0: TF_CAPTURE */
+};
+
 struct manifest_tu {
     std::string compiler; /* "gcc" or "clang" */
     std::string file;     /* main input file as given */
@@ -35,6 +44,9 @@ struct manifest_tu {
     bool rules = false;                 /* a rules file was read: min_size applies */
     unsigned min_size = 0;
     std::vector<manifest_small> too_small; /* any order; written sorted */
+    bool calls = false;                    /* call lines or TF_CALLS: "calls" is written */
+    std::vector<call_site> sites;          /* any order; written sorted */
+    std::vector<manifest_capture> captures; /* any order; written sorted */
     /* With a rules file: its path as given, its monitor lines, and those that
      * took a function of this TU (a merged manifest or tf-scan says the lines
      * no TU of the build chose). */

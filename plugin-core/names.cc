@@ -6,6 +6,7 @@
 #include <set>
 
 #include "abi.h"
+#include "call_sites.h"
 
 namespace tf {
 namespace core {
@@ -19,14 +20,18 @@ unsigned tp_bit(const fn_candidate &c)
     return c.monitor ? 0 : c.tp == 1 ? TF_NAME_TP_ENTER : c.tp == 2 ? TF_NAME_TP_EXIT : 0;
 }
 
-unsigned flags_of(const fn_candidate &c) { return (c.monitor ? TF_NAME_MONITOR : TF_NAME_INFO) | tp_bit(c); }
+unsigned flags_of(const fn_candidate &c)
+{
+    return (c.monitor ? TF_NAME_MONITOR : TF_NAME_INFO) | tp_bit(c) | (c.call ? TF_NAME_CALL : 0);
+}
 
 /* Functions monitored by a rules file cannot be given a TF_TRACING_NAME. */
 void rename_rule_clashes(std::vector<fn_candidate> &cands)
 {
     std::map<std::string, std::vector<fn_candidate *>> by_name;
     for (fn_candidate &c : cands)
-        by_name[c.name].push_back(&c);
+        if (!c.call)
+            by_name[c.name].push_back(&c);
     for (auto &it : by_name) {
         std::vector<fn_candidate *> &v = it.second;
         std::stable_sort(v.begin(), v.end(), [](fn_candidate *a, fn_candidate *b) { return a->place < b->place; });
@@ -77,8 +82,14 @@ name_table build_names(std::vector<fn_candidate> &cands)
         return c < 0 || (c == 0 && cands[a].place < cands[b].place);
     });
     t.ids.assign(cands.size(), -1);
+    std::set<std::string> functions;
+    for (const fn_candidate &c : cands)
+        if (!c.call)
+            functions.insert(c.name);
     for (size_t i : order) {
         const fn_candidate &c = cands[i];
+        if (c.call && functions.count(c.name))
+            continue;
         if (!t.names.empty() && t.names.back().name == c.name) {
             name_entry &e = t.names.back();
             if (joins(e, cands[e.first], c))
@@ -97,10 +108,48 @@ name_table build_names(std::vector<fn_candidate> &cands)
         e.line = c.line;
         e.function = c.function;
         e.first = i;
+        e.rule = c.rule;
         t.names.push_back(e);
         t.ids[i] = int(t.names.size() - 1);
     }
     return t;
+}
+
+void add_call_candidates(const std::vector<call_site> &sites, std::vector<fn_candidate> &cands)
+{
+    std::map<std::string, const call_site *> first;
+    for (const call_site &s : sites)
+        if (s.skip == call_skip::none) {
+            const call_site *&f = first[s.callee];
+            if (!f || s.place < f->place)
+                f = &s;
+        }
+    for (const auto &it : first) {
+        fn_candidate c;
+        c.name = c.function = it.first;
+        c.monitor = c.call = true;
+        c.group = it.second->group;
+        c.file = it.second->file;
+        c.line = it.second->line;
+        c.place = it.second->place;
+        c.rule = it.second->rule;
+        cands.push_back(c);
+    }
+}
+
+void assign_call_ids(std::vector<call_site> &sites, const name_table &t)
+{
+    for (call_site &s : sites) {
+        if (s.skip != call_skip::none)
+            continue;
+        s.id = t.id_of(s.callee);
+        if (s.id < 0 || !(t.names[size_t(s.id)].flags & TF_NAME_CALL)) {
+            s.id = -1;
+            s.skip = call_skip::name_taken;
+        } else {
+            s.group = t.used_groups[size_t(t.names[size_t(s.id)].group)];
+        }
+    }
 }
 
 } // namespace core

@@ -27,6 +27,9 @@ struct fn_candidate {
     std::string function; /* its default tracing name, for the manifest */
     unsigned place = 0;    /* rank of its location; equal ranks: one function
                               seen twice (GCC's C++ constructor clones) */
+    bool call = false;     /* a call site's callee (call_sites.h): a monitored name
+                              with TF_NAME_CALL, yielding to a function's name */
+    unsigned rule = 0;     /* the rules line that monitors it (0: none) */
 };
 
 struct name_entry {
@@ -37,6 +40,7 @@ struct name_entry {
     unsigned line = 0;
     std::string function;
     size_t first = 0; /* the candidate it was made from */
+    unsigned rule = 0;
 };
 
 struct name_clash {
@@ -52,8 +56,17 @@ struct name_table {
     int id_of(const std::string &tracing_name) const;
 };
 
-/* Renames rules-file clashes in cands (name#N), then builds the table. */
+/* Renames rules-file clashes in cands (name#N), then builds the table. A
+ * call candidate whose name a function candidate has is left out (id -1,
+ * no clash): the function's own events already trace it. */
 name_table build_names(std::vector<fn_candidate> &cands);
+
+struct call_site;
+/* One call candidate per callee name of the traced sites: the group, file
+ * and line of its first site (by place). */
+void add_call_candidates(const std::vector<call_site> &sites, std::vector<fn_candidate> &cands);
+/* Each traced site's id in t, or call_skip::name_taken. */
+void assign_call_ids(std::vector<call_site> &sites, const name_table &t);
 
 } // namespace core
 } // namespace tf

@@ -39,10 +39,7 @@ std::vector<word> split_line(const std::string &line)
     return words;
 }
 
-bool glob_matches(const std::string &glob, const std::string &s)
-{
-    return fnmatch(glob.c_str(), s.c_str(), 0) == 0;
-}
+bool glob_matches(const std::string &glob, const std::string &s) { return glob_match(glob, s); }
 
 /* The whole path, or its last components, as many as the glob has: "src/io.c"
  * is written the way users name a file of their tree, whatever directory the
@@ -190,6 +187,34 @@ struct line_parser {
             r.excludes.push_back({"", w[1].text, w[2].text, line, 0});
     }
 
+    void call(const std::vector<word> &w, unsigned eol)
+    {
+        if (unsigned bad = arity(w, 5, 5, eol))
+            return error(bad, "expected 'call GROUP FILE_GLOB CALLER_GLOB CALLEE_GLOB'");
+        if (identifier(w[1]) & glob(w[2]) & glob(w[3]) & glob(w[4]))
+            r.calls.push_back({w[1].text, w[2].text, w[3].text, w[4].text, line, w[1].column});
+    }
+
+    /* The SPEC is the rest of the line, blanks and all: capture.h reads it
+     * (and its `max N`), so a malformed one is an error here. */
+    void capture(const std::vector<word> &w, const std::string &text, unsigned eol)
+    {
+        if (unsigned bad = arity(w, 4, size_t(-1), eol))
+            return error(bad, "expected 'capture FILE_GLOB FUNCTION_GLOB SPEC'");
+        if (!(glob(w[1]) & glob(w[2])))
+            return;
+        size_t end = text.find('#', w[3].column - 1);
+        std::string spec = text.substr(w[3].column - 1, end == std::string::npos ? std::string::npos
+                                                                                : end - (w[3].column - 1));
+        capture_spec parsed;
+        unsigned at = 0;
+        std::string why = parse_capture_spec(spec, parsed, at);
+        if (!why.empty())
+            return error(w[3].column + at - 1, why);
+        r.captures.push_back({w[1].text, w[2].text, spec.substr(0, spec.find_last_not_of(" \t\r\v\f") + 1),
+                              line, w[3].column, parsed.max});
+    }
+
     void min_size(const std::vector<word> &w, unsigned eol)
     {
         if (unsigned bad = arity(w, 2, 2, eol))
@@ -220,14 +245,30 @@ struct line_parser {
             exclude(w, eol);
         else if (w[0].text == "min-size")
             min_size(w, eol);
+        else if (w[0].text == "call")
+            call(w, eol);
+        else if (w[0].text == "capture")
+            capture(w, text, eol);
         else
             error(w[0].column, with_hint("unknown directive '" + w[0].text +
-                                             "' (expected group, monitor, exclude or min-size)",
-                                         w[0].text, {"group", "monitor", "exclude", "min-size"}));
+                                             "' (expected group, monitor, exclude, min-size, call or capture)",
+                                         w[0].text, {"group", "monitor", "exclude", "min-size", "call", "capture"}));
     }
 };
 
 } // namespace
+
+bool glob_match(const std::string &glob, const std::string &s)
+{
+    return fnmatch(glob.c_str(), s.c_str(), 0) == 0;
+}
+
+std::string glob_check(const std::string &glob, size_t &at)
+{
+    std::string why;
+    at = glob_problem(glob, why);
+    return at == std::string::npos ? "" : "glob '" + glob + "' " + why;
+}
 
 bool rules::read(const std::string &path, std::string &text, std::string &error)
 {
@@ -273,19 +314,50 @@ bool rules::parse(const std::string &text_in, std::vector<rule_error> &errors)
     return errors.size() == before;
 }
 
-std::string rules::group_for(const std::string &file, const std::string &function,
-                             unsigned *line) const
+const rules::match *rules::monitor_for(const std::string &file, const std::string &function) const
 {
     for (const match &e : excludes)
         if (file_matches(e.file_glob, file) && glob_matches(e.fn_glob, function))
-            return "";
+            return NULL;
     for (const match &m : monitors)
-        if (file_matches(m.file_glob, file) && glob_matches(m.fn_glob, function)) {
-            if (line)
-                *line = m.line;
-            return m.group;
-        }
-    return "";
+        if (file_matches(m.file_glob, file) && glob_matches(m.fn_glob, function))
+            return &m;
+    return NULL;
+}
+
+std::string rules::group_for(const std::string &file, const std::string &function,
+                             unsigned *line) const
+{
+    const match *m = monitor_for(file, function);
+    if (m && line)
+        *line = m->line;
+    return m ? m->group : "";
+}
+
+const rules::call *rules::call_for(const std::string &file, const std::string &caller,
+                                   const std::string &callee) const
+{
+    for (const call &c : calls)
+        if (file_matches(c.file_glob, file) && glob_matches(c.caller_glob, caller) &&
+            glob_matches(c.callee_glob, callee))
+            return &c;
+    return NULL;
+}
+
+const rules::call *rules::call_from(const std::string &file, const std::string &caller) const
+{
+    for (const call &c : calls)
+        if (file_matches(c.file_glob, file) && glob_matches(c.caller_glob, caller))
+            return &c;
+    return NULL;
+}
+
+const rules::capture *rules::capture_for(const std::string &file, const std::string &fn) const
+{
+    for (const capture &c : captures)
+        if (file_matches(c.file_glob, file) && glob_matches(c.fn_glob, fn))
+            return &c;
+    return NULL;
 }
 
 void rules::choose(unsigned line)

@@ -1,5 +1,7 @@
 #include "spelling.h"
 
+#include <algorithm>
+
 #include "nearest.h"
 
 namespace tf {
@@ -23,6 +25,28 @@ std::string with_hint(const std::string &msg, const std::string &want,
 {
     std::string hint = did_you_mean(want, names);
     return hint.empty() ? msg : msg + "; " + hint;
+}
+
+std::string nearest_names(const std::string &name, const std::vector<std::string> &names,
+                          const std::string &what)
+{
+    if (names.empty())
+        return "no " + what;
+    std::vector<std::string> by = names;
+    if (names.size() > 8) {
+        /* Any distance is worth ranking here: the limit only stops counting. */
+        const unsigned far = 1000;
+        std::stable_sort(by.begin(), by.end(), [&](const std::string &a, const std::string &b) {
+            return tf_nearest_distance(name.c_str(), a.c_str(), far) <
+                   tf_nearest_distance(name.c_str(), b.c_str(), far);
+        });
+        by.resize(3);
+    }
+    std::string out = names.size() > 8 ? "nearest of " + std::to_string(names.size()) + " " + what + ": "
+                                       : what + ": ";
+    for (size_t i = 0; i < by.size(); i++)
+        out += (i ? ", " : "") + by[i];
+    return out;
 }
 
 bool is_identifier(const std::string &s)

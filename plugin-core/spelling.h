@@ -20,6 +20,12 @@ std::string did_you_mean(const std::string &want, const std::vector<std::string>
 std::string with_hint(const std::string &msg, const std::string &want,
                       const std::vector<std::string> &names);
 
+/* The names a misspelt one could have meant, in parentheses after the error:
+ * "fields: fd, peer" when there are few (8 or fewer), else the three nearest
+ * by nearest/'s distance ("nearest of 12 fields: port, peer, pad"); "no
+ * fields" when there are none. `what` is the plural noun. */
+std::string nearest_names(const std::string &name, const std::vector<std::string> &names,
+                          const std::string &what);
 /* A C identifier: group names must be (TF_GROUP pastes them). */
 bool is_identifier(const std::string &s);
 /* "TF_TP_NONE" 0, "TF_TP_ENTER" 1, "TF_TP_EXIT" 2, anything else -1. */

@@ -91,13 +91,17 @@ static void put_args(tf_buf *b, const tf_args *args, const tf_value *out)
         if (v == out) {
             as_ptr = *v;
             as_ptr.kind = TF_K_PTR;
+            as_ptr.type = NULL; /* the pointer, not what a capture reads behind it */
             v = &as_ptr;
         }
         if (i)
             tf__buf_puts(b, ", ");
         tf__buf_puts(b, v->name ? v->name : "?");
         tf__buf_put(b, "=", 1);
-        tf__buf_value(b, v);
+        if (tf__captured(v)) /* args: the lengths of its `buf[len]` arrays */
+            tf__buf_capture(b, v, args);
+        else
+            tf__buf_value(b, v);
     }
 }
 

@@ -68,7 +68,7 @@ static void put_hex(tf_buf *b, uintptr_t v)
     tf__buf_put(b, d + i, sizeof d - (size_t)i);
 }
 
-static void put_escaped(tf_buf *b, unsigned char c)
+void tf__buf_quoted_byte(tf_buf *b, unsigned char c)
 {
     static const char named[] = "\a\b\f\n\r\t\v\\\"";
     static const char letter[] = "abfnrtv\\\"";
@@ -102,7 +102,7 @@ static void put_string(tf_buf *b, const char *s)
     }
     tf__buf_put(b, "\"", 1);
     for (size_t i = 0; i < n && i < TF_STR_MAX; i++)
-        put_escaped(b, (unsigned char)copy[i]);
+        tf__buf_quoted_byte(b, (unsigned char)copy[i]);
     tf__buf_puts(b, end == TF_STR_NUL ? "\"" : "\"...");
 }
 
@@ -276,7 +276,9 @@ void tf__buf_value(tf_buf *b, const tf_value *v)
     case TF_K_BOOL: tf__buf_puts(b, v->v.u ? "true" : "false"); break;
     case TF_K_FLOAT: put_double(b, v->v.d); break;
     case TF_K_PTR:
-        if (v->v.p)
+        if (v->type)
+            tf__buf_capture(b, v, NULL);
+        else if (v->v.p)
             put_hex(b, (uintptr_t)v->v.p);
         else
             tf__buf_puts(b, "NULL");
@@ -304,7 +306,10 @@ void tf__buf_args(tf_buf *b, const tf_args *a)
             tf__buf_puts(b, ", ");
         tf__buf_puts(b, a->values[i].name ? a->values[i].name : "?");
         tf__buf_put(b, "=", 1);
-        tf__buf_value(b, &a->values[i]);
+        if (tf__captured(&a->values[i]))
+            tf__buf_capture(b, &a->values[i], a);
+        else
+            tf__buf_value(b, &a->values[i]);
     }
 }
 
@@ -334,6 +339,13 @@ TF_API size_t tf_value_format(char *buf, size_t len, const tf_value *v)
     tf_buf b = {buf, len, 0};
     if (v)
         tf__buf_value(&b, v);
+    return tf__buf_finish(&b);
+}
+
+TF_API size_t tf_args_format(char *buf, size_t len, const tf_args *args)
+{
+    tf_buf b = {buf, len, 0};
+    tf__buf_args(&b, args);
     return tf__buf_finish(&b);
 }
 

@@ -205,6 +205,8 @@ void tf__buf_int(tf_buf *b, int64_t v);
 void tf__buf_uint(tf_buf *b, uint64_t v);
 void tf__buf_value(tf_buf *b, const tf_value *v);
 void tf__buf_args(tf_buf *b, const tf_args *a); /* "p1=v1, p2=v2" */
+/* One byte of a string as dprint quotes it: C escapes, octal for the rest. */
+void tf__buf_quoted_byte(tf_buf *b, unsigned char c);
 /* s escaped as every message escapes user text (escape.h). */
 void tf__buf_escaped(tf_buf *b, const char *s);
 /* NUL-terminates, replacing the tail by "..." if it was cut; returns b->p. */
@@ -231,6 +233,23 @@ double tf__elem_double(const tf_elems *e, const void *p);
  * stopped. Async-signal-safe; keeps errno. (safe_read.c) */
 enum { TF_STR_NUL, TF_STR_CUT, TF_STR_FAULT };
 size_t tf__copy_str(char *dst, const char *src, size_t max, int *end);
+/* The same for n bytes of anything (a captured field, docs/code-shape.md
+ * section 8): 1 when all of them were readable and copied, else 0. */
+int tf__copy_bytes(void *dst, const void *src, size_t n);
+/* A captured value: a pointer whose type is the tf_capture of what it points
+ * to (runtime/capture.c). */
+static inline int tf__captured(const tf_value *v)
+{
+    return v->kind == TF_K_PTR && v->type != NULL;
+}
+/* "{fd=3, peer={name="db1", port=5432}}", read through tf__copy_bytes;
+ * args (NULL for a result) holds the lengths of `buf[len]` arrays. */
+void tf__buf_capture(tf_buf *b, const tf_value *v, const tf_args *args);
+/* The field at path ("peer.port") of captured value v, read now into *out
+ * (a string field's bytes into str, at most len); 0, or -1 when v has no
+ * such captured field or it is unreadable. */
+int tf__capture_field(const tf_value *v, const tf_args *args, const char *path, size_t pathlen, tf_value *out,
+                      char *str, size_t len);
 /* Called first by every libtf fatal-signal handler: if this thread faulted
  * inside tf__copy_str, resumes there instead of returning. */
 void tf__probe_recover(int sig);

@@ -116,10 +116,11 @@ void tf__probe_handler_changed(int sig)
             break;
 }
 
-/* Copies bytes of src into dst until a NUL (not copied), max bytes or an
- * unreadable byte; returns how many were copied and sets *end. */
+/* Copies bytes of src into dst until a NUL (not copied) when nul is set,
+ * max bytes or an unreadable byte; returns how many were copied and sets
+ * *end. */
 __attribute__((noinline, no_sanitize_address)) static size_t
-copy_by_fault(char *dst, const volatile char *src, size_t max, int *end)
+copy_by_fault(char *dst, const volatile char *src, size_t max, int *end, int nul)
 {
     sigjmp_buf here;
     volatile size_t n = 0;
@@ -131,7 +132,7 @@ copy_by_fault(char *dst, const volatile char *src, size_t max, int *end)
     size_t i = 0;
     for (; i < max; i++) {
         char c = src[i];
-        if (!c)
+        if (!c && nul)
             break;
         dst[i] = c;
         n = i + 1;
@@ -143,7 +144,7 @@ copy_by_fault(char *dst, const volatile char *src, size_t max, int *end)
 
 /* The same through the kernel: reads within one page either all succeed or
  * all fail, so the range is split at page ends. */
-static size_t copy_by_syscall(char *dst, const char *src, size_t max, int *end)
+static size_t copy_by_syscall(char *dst, const char *src, size_t max, int *end, int nul)
 {
     static long page;
     if (!page)
@@ -159,10 +160,10 @@ static size_t copy_by_syscall(char *dst, const char *src, size_t max, int *end)
             *end = TF_STR_FAULT;
             return n;
         }
-        char *nul = memchr(dst + n, 0, chunk);
-        if (nul) {
+        char *zero = nul ? memchr(dst + n, 0, chunk) : NULL;
+        if (zero) {
             *end = TF_STR_NUL;
-            return (size_t)(nul - dst);
+            return (size_t)(zero - dst);
         }
         n += chunk;
     }
@@ -170,7 +171,7 @@ static size_t copy_by_syscall(char *dst, const char *src, size_t max, int *end)
     return n;
 }
 
-size_t tf__copy_str(char *dst, const char *src, size_t max, int *end)
+static size_t copy(char *dst, const char *src, size_t max, int *end, int nul)
 {
     uintptr_t a = (uintptr_t)src;
     if (a < LOWEST_MAPPABLE || a >= USER_END || max > USER_END - a) {
@@ -183,9 +184,20 @@ size_t tf__copy_str(char *dst, const char *src, size_t max, int *end)
     if (state == PROBE_UNSET)
         state = install_probe_handler();
     if (state == PROBE_LIVE)
-        n = copy_by_fault(dst, src, max, end);
+        n = copy_by_fault(dst, src, max, end, nul);
     else
-        n = copy_by_syscall(dst, src, max, end);
+        n = copy_by_syscall(dst, src, max, end, nul);
     errno = errno_kept;
     return n;
+}
+
+size_t tf__copy_str(char *dst, const char *src, size_t max, int *end)
+{
+    return copy(dst, src, max, end, 1);
+}
+
+int tf__copy_bytes(void *dst, const void *src, size_t n)
+{
+    int end;
+    return n == 0 || copy(dst, src, n, &end, 0) == n;
 }

@@ -2,7 +2,8 @@
  * eval.c: deciding a condition (spec.c parses it) for one call. A call that
  * lacks a compared argument, or whose argument's kind does not fit the
  * constant (a string against a number), or a `char *` that points to no
- * string, does not pass: a condition never lets through what it cannot check.
+ * string, or a captured field that cannot be read, does not pass: a
+ * condition never lets through what it cannot check.
  */
 #include <stdio.h>
 #include <string.h>
@@ -122,12 +123,35 @@ static int arg_ok(const tf_cond_term *t, const tf_value *v)
     }
 }
 
-static const tf_value *find_arg(const tf_args *args, const char *name)
+static const tf_value *find_arg(const tf_args *args, const char *name, size_t len)
 {
     for (uint32_t k = 0; args && k < args->count; k++)
-        if (args->values[k].name && strcmp(args->values[k].name, name) == 0)
+        if (args->values[k].name && strlen(args->values[k].name) == len &&
+            memcmp(args->values[k].name, name, len) == 0)
             return &args->values[k];
     return NULL;
+}
+
+/* The length of the argument's name in a term's path (c of c.peer.port). */
+static size_t root_len(const char *path)
+{
+    return strcspn(path, ".");
+}
+
+/* An argument, or a field of it that a capture reads (c.peer.port), read
+ * now; a field that is not captured or cannot be read does not pass. */
+static int arg_term_ok(const tf_cond_term *t, const tf_args *args)
+{
+    const char *dot = strchr(t->arg, '.');
+    const tf_value *v = find_arg(args, t->arg, root_len(t->arg));
+    if (!v)
+        return 0;
+    tf_value field;
+    char str[TF_STR_MAX + 2];
+    if (!dot && !(tf__captured(v) && t->is_str))
+        return arg_ok(t, v);
+    const char *path = dot ? dot + 1 : "";
+    return tf__capture_field(v, args, path, strlen(path), &field, str, sizeof str) == 0 && arg_ok(t, &field);
 }
 
 int tf__cond_enter_ok(const tf_cond *cond, int depth, const tf_args *args)
@@ -136,11 +160,8 @@ int tf__cond_enter_ok(const tf_cond *cond, int depth, const tf_args *args)
         const tf_cond_term *t = &cond->t[k];
         if (t->what == TF_C_DEPTH && !compare(t->op, depth, t->num))
             return 0;
-        if (t->what == TF_C_ARG) {
-            const tf_value *v = find_arg(args, t->arg);
-            if (!v || !arg_ok(t, v))
-                return 0;
-        }
+        if (t->what == TF_C_ARG && !arg_term_ok(t, args))
+            return 0;
     }
     return 1;
 }
@@ -189,7 +210,7 @@ void tf__cond_note(const tf_cond *cond, tf_cond_seen *seen, const tf_args *args)
         return;
     __atomic_fetch_add(&seen->calls, 1, __ATOMIC_RELAXED);
     for (int k = 0; k < cond->n; k++)
-        if ((want >> k & 1) && find_arg(args, cond->t[k].arg))
+        if ((want >> k & 1) && find_arg(args, cond->t[k].arg, root_len(cond->t[k].arg)))
             __atomic_fetch_or(&seen->met, 1u << k, __ATOMIC_RELAXED);
     for (uint32_t k = 0; args && k < args->count; k++)
         if (args->values[k].name)
@@ -203,10 +224,11 @@ int tf__cond_unmet(const tf_cond *cond, tf_cond_seen *seen, char *out, size_t le
     if (!calls || !unmet)
         return 0;
     int k = __builtin_ctz(unmet);
-    char text[256], had[512] = "", hint[160];
+    char text[256], had[512] = "", hint[160], arg[sizeof cond->t[k].arg];
     tf__cond_format(cond, text, sizeof text);
+    snprintf(arg, sizeof arg, "%.*s", (int)root_len(cond->t[k].arg), cond->t[k].arg); /* c of c.peer */
     tf_nearest near;
-    tf_nearest_begin(&near, cond->t[k].arg);
+    tf_nearest_begin(&near, arg);
     tf_nearest_offer(&near, "time");
     tf_nearest_offer(&near, "depth");
     int n = __atomic_load_n(&seen->nnames, __ATOMIC_ACQUIRE);
@@ -221,7 +243,7 @@ int tf__cond_unmet(const tf_cond *cond, tf_cond_seen *seen, char *out, size_t le
     tf_nearest_end(&near);
     snprintf(out, len, "condition '%s' passed no call: none of the %lu call%s it saw had an "
                        "argument '%s' (%s%s)%s%s", text, calls, calls == 1 ? "" : "s",
-             cond->t[k].arg, *had ? "they had: " : "they had no arguments", had, *hint ? "; " : "",
+             arg, *had ? "they had: " : "they had no arguments", had, *hint ? "; " : "",
              hint);
     return 1;
 }

@@ -205,7 +205,9 @@ static int name(tf_cursor *c, char *out, size_t max)
     const char *p = c->s + c->i;
     if (!isalpha((unsigned char)*p) && *p != '_')
         return tf__cur_fail(c, "expected time, depth or an argument's name");
-    while (isalnum((unsigned char)p[n]) || p[n] == '_')
+    /* c.peer.port: a field a capture reads behind argument c (capture.c) */
+    while (isalnum((unsigned char)p[n]) || p[n] == '_' ||
+           (p[n] == '.' && n && (isalpha((unsigned char)p[n + 1]) || p[n + 1] == '_')))
         n++;
     if (n >= max)
         return tf__cur_fail(c, "name longer than %d bytes", (int)max - 1);

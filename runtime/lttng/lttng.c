@@ -57,36 +57,13 @@ static const char *func_of(const tf_monitor *self, int id)
 /* No value: never an empty string (tp.h says why). */
 static const char no_value[] = "void";
 
-/* Appends n bytes of s if they fit; len counts them either way. */
-static void put(char *buf, size_t cap, size_t *len, const char *s, size_t n)
-{
-    if (*len + n < cap)
-        memcpy(buf + *len, s, n);
-    *len += n;
-}
-
-/* "p1=v1, p2=v2" with libtf's own value formatting (dprint's syntax); a
- * text that does not fit ends in "...". Pieces are copied, not printed with
- * snprintf, which parses its format for every piece of every event. */
+/* "p1=v1, p2=v2" with libtf's own value formatting (dprint's syntax, a
+ * captured buf[len] too); a text that does not fit ends in "...". */
 static const char *args_text(char *buf, size_t cap, const tf_args *a)
 {
     if (!a || !a->values || !a->count)
         return no_value;
-    size_t len = 0;
-    for (uint32_t i = 0; i < a->count && len + 1 < cap; i++) {
-        const tf_value *v = &a->values[i];
-        const char *name = v->name ? v->name : "?";
-        if (i)
-            put(buf, cap, &len, ", ", 2);
-        put(buf, cap, &len, name, strlen(name));
-        put(buf, cap, &len, "=", 1);
-        if (len + 1 < cap)
-            len += tf_value_format(buf + len, cap - len, v);
-    }
-    if (len >= cap)
-        memcpy(buf + cap - 4, "...", 4);
-    else
-        buf[len] = 0;
+    tf_args_format(buf, cap, a); /* cut with "..." when too long */
     return buf;
 }
 

@@ -335,6 +335,11 @@ static void put_type(tf_buf *b, const tf_value *v, int as_ptr)
     }
 }
 
+void rc_put_type(tf_buf *b, const tf_value *v, int as_ptr)
+{
+    put_type(b, v, as_ptr);
+}
+
 /* The field name a reader sees for vals[i] (docs/trace-format.md, "Field
  * names"): the parameter's, "_"-prefixed while it clashes. */
 static void field_name(char *out, size_t cap, int kind, const tf_value *vals, uint32_t i)
@@ -375,7 +380,8 @@ static void field_name(char *out, size_t cap, int kind, const tf_value *vals, ui
     out[len] = 0;
 }
 
-static void put_fields(tf_buf *b, int kind, int wide, const tf_value *vals, uint32_t n, uint64_t ptrs)
+static void put_fields(tf_buf *b, int kind, int wide, const tf_value *vals, uint32_t n, uint64_t ptrs,
+                       const uint64_t *shapes)
 {
     const char *func = wide ? "\t\ttf_func32_t _func;\n" : "\t\ttf_func16_t _func;\n";
     tf__buf_puts(b, func);
@@ -388,7 +394,10 @@ static void put_fields(tf_buf *b, int kind, int wide, const tf_value *vals, uint
         char name[80];
         field_name(name, sizeof name, kind, vals, i);
         tf__buf_puts(b, "\t\t");
-        put_type(b, &vals[i], i < 64 && (ptrs >> i & 1));
+        if (shapes && tf__captured(&vals[i]))
+            rcap_type(b, &vals[i], shapes[i]);
+        else
+            put_type(b, &vals[i], i < 64 && (ptrs >> i & 1));
         tf__buf_puts(b, " _");
         tf__buf_puts(b, name);
         tf__buf_puts(b, ";\n");
@@ -445,7 +454,7 @@ static uint32_t find_or_make(int kind, size_t len)
     return c->id;
 }
 
-uint32_t rc_class(int kind, int wide, const tf_value *vals, uint32_t n, uint64_t ptrs)
+uint32_t rc_class(int kind, int wide, const tf_value *vals, uint32_t n, uint64_t ptrs, const uint64_t *shapes)
 {
     if (locked_here)
         return 0;
@@ -456,7 +465,7 @@ uint32_t rc_class(int kind, int wide, const tf_value *vals, uint32_t n, uint64_t
     do {
         b = (tf_buf){scratch, scratch_cap, 0};
         tf__buf_put(&b, &k, 1);
-        put_fields(&b, kind, wide, vals, n, ptrs);
+        put_fields(&b, kind, wide, vals, n, ptrs, shapes);
     } while (scratch_grew(&b));
     uint32_t id = b.len < b.cap ? find_or_make(kind, b.len) : 0;
     log_if_due();

@@ -201,6 +201,11 @@ static unsigned char *put_value(unsigned char *p, const tf_value *v, int as_ptr,
     }
 }
 
+unsigned char *rc_put_value(unsigned char *p, const tf_value *v, int as_ptr, int *unreadable)
+{
+    return put_value(p, v, as_ptr, unreadable);
+}
+
 /* Bit i: v[i] is a string shown as a pointer (only the first 64 values can
  * be; a later unreadable string loses its event, counted as discarded). */
 static uint64_t null_strings(const tf_value *v, uint32_t n)
@@ -227,14 +232,15 @@ static uint64_t unreadable_strings(const tf_value *v, uint32_t n)
 
 /* The class of an event with values; the cache holds the usual one (every
  * string a string, the signature's only variant). */
-static uint32_t class_of(const rmon *m, int kind, int id, const tf_value *v, uint32_t n, uint64_t ptrs)
+static uint32_t class_of(const rmon *m, int kind, int id, const tf_value *v, uint32_t n, uint64_t ptrs,
+                         const uint64_t *shapes)
 {
     uint32_t *slot = &m->cache[(uint32_t)kind * m->n + (uint32_t)id];
-    uint32_t c = ptrs ? 0 : __atomic_load_n(slot, __ATOMIC_RELAXED);
+    uint32_t c = ptrs || shapes ? 0 : __atomic_load_n(slot, __ATOMIC_RELAXED);
     if (__builtin_expect(c != 0, 1))
         return c;
-    c = rc_class(kind, (int)m->wide, v, n, ptrs);
-    if (c && !ptrs)
+    c = rc_class(kind, (int)m->wide, v, n, ptrs, shapes);
+    if (c && !ptrs && !shapes)
         __atomic_store_n(slot, c, __ATOMIC_RELAXED);
     return c;
 }
@@ -243,15 +249,15 @@ static uint32_t class_of(const rmon *m, int kind, int id, const tf_value *v, uin
  * v[n], ptrs as in null_strings. Returns 1, committing nothing, if a string
  * not in ptrs turned out unreadable. */
 static int write_valued(rt_ring *r, const rmon *m, int kind, int id, int info, int tp,
-                        const tf_value *v, uint32_t n, uint64_t ptrs)
+                        const tf_value *v, uint32_t n, uint64_t ptrs, const uint64_t *shapes)
 {
     /* 0 from class_of is a failure; without values the fixed classes (0 too) */
-    uint32_t cls = n ? class_of(m, kind, kind == RC_INFO ? info : id, v, n, ptrs)
+    uint32_t cls = n ? class_of(m, kind, kind == RC_INFO ? info : id, v, n, ptrs, shapes)
                      : (uint32_t)kind + m->wide;
     int known = !n || cls != 0, unreadable = 0;
     size_t max = 13 + 9;
     for (uint32_t i = 0; i < n; i++)
-        max += value_max(&v[i]);
+        max += shapes && tf__captured(&v[i]) ? rcap_max(&v[i]) : value_max(&v[i]);
     uint64_t now = now_for(r);
     if (!known) {
         rt_lost(r, TFR_LOST_CLASS, 1);
@@ -266,8 +272,10 @@ static int write_valued(rt_ring *r, const rmon *m, int kind, int id, int info, i
         p = put_func(p, m, info);
         *p++ = (unsigned char)tp;
     }
+    tf_args args = {n, 0, v}; /* the lengths of captured arrays */
     for (uint32_t i = 0; i < n; i++)
-        p = put_value(p, &v[i], i < 64 && (ptrs >> i & 1), &unreadable);
+        p = shapes && tf__captured(&v[i]) ? rcap_put(p, &v[i], kind == RC_EXIT ? NULL : &args, shapes[i])
+                                          : put_value(p, &v[i], i < 64 && (ptrs >> i & 1), &unreadable);
     if (!unreadable)
         rt_ring_commit(r, p, now);
     return unreadable;
@@ -283,8 +291,15 @@ static inline __attribute__((always_inline)) void valued(const rmon *m, int kind
     if (!r)
         return;
     uint64_t ptrs = null_strings(v, n);
-    if (write_valued(r, m, kind, id, info, tp, v, n, ptrs) &&
-        write_valued(r, m, kind, id, info, tp, v, n, ptrs | unreadable_strings(v, n)))
+    const uint64_t *shapes = NULL;
+    uint64_t shape[n ? n : 1];
+    for (uint32_t i = 0; i < n; i++)
+        if (tf__captured(&v[i])) { /* what each captured value's memory lets us read now */
+            shape[i] = rcap_shape(&v[i], &(tf_args){n, 0, v});
+            shapes = shape;
+        }
+    if (write_valued(r, m, kind, id, info, tp, v, n, ptrs, shapes) &&
+        write_valued(r, m, kind, id, info, tp, v, n, ptrs | unreadable_strings(v, n), shapes))
         rt_lost(r, TFR_LOST_STRING, 1);
     if (kind == RC_INFO) /* its packet is kept from the thread's hot calls (.rec.rare) */
         r->rare = 1;

@@ -153,7 +153,16 @@ uint32_t rc_tu_base(const tf_tu *tu);
  * (for RC_EXIT: the result), wide: 32-bit func ids, ptrs: bit i says string
  * vals[i] is recorded as a pointer (NULL, unreadable); 0 on failure (class 0
  * is never a values class). */
-uint32_t rc_class(int kind, int wide, const tf_value *vals, uint32_t n, uint64_t ptrs);
+uint32_t rc_class(int kind, int wide, const tf_value *vals, uint32_t n, uint64_t ptrs, const uint64_t *shapes);
+/* A value's CTF type, and its recorded bytes (put_type, put_value). */
+void rc_put_type(tf_buf *b, const tf_value *v, int as_ptr);
+unsigned char *rc_put_value(unsigned char *p, const tf_value *v, int as_ptr, int *unreadable);
+/* Captured values (capture.c): shapes[i] says what of captured vals[i] was
+ * readable at the event, and so its type; NULL when no value is captured. */
+uint64_t rcap_shape(const tf_value *v, const tf_args *args);
+void rcap_type(tf_buf *b, const tf_value *v, uint64_t shape);
+size_t rcap_max(const tf_value *v);
+unsigned char *rcap_put(unsigned char *p, const tf_value *v, const tf_args *args, uint64_t shape);
 /* How a value is recorded (docs/trace-format.md, "Values"): as its kind's
  * plain field, or one of the structs below; decided by kind, size and
  * element code alone, so a function's class never changes. */

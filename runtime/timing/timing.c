@@ -290,6 +290,7 @@ static void manager_free(tt_manager *m)
     for (int g = 0; g < m->ngroups; g++)
         free(m->groups[g].name);
     free(m->groups);
+    tt_edges_free(&m->retired_edges);
     tt_stats_free_all(&m->retired_arena, m->retired);
     tt_log_free_all(m->retired_logs);
     pthread_mutex_destroy(&m->lock);

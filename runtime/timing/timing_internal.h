@@ -9,6 +9,7 @@
  *   timing.c        the manager: timers, monitors, the factory, the rest of
  *                   the API, summing a timer over threads, hook overhead
  *   timing_stack.c  the hot path: per-thread stacks and statistics, longjmp
+ *   timing_calls.c  call sites under their callers: statistics per edge
  *   timing_groups.c timer groups, containment, which timers record
  *   timing_trace.c  the event log and its Chrome trace export
  *   timing_stats.c  histogram, merging statistics, percentiles (a leaf)
@@ -84,12 +85,27 @@ typedef struct tt_log {
 
 typedef struct tt_manager tt_manager;
 
+/* Call sites under their callers (timing_calls.c): statistics per (caller,
+ * callee) timer pair. */
+typedef struct tt_edge {
+    uint32_t caller, callee; /* timer indices */
+    tt_stats *stats;         /* NULL: an empty entry */
+} tt_edge;
+#define TT_EDGE_TABLES 32    /* doublings from 64 entries: far beyond any program */
+typedef struct tt_edges {
+    tt_edge *v;
+    uint32_t cap, n;
+    tt_edge *old[TT_EDGE_TABLES];
+    uint32_t nold;
+} tt_edges;
+
 typedef struct tt_thread {
     tt_manager *m;         /* NULL once the manager is gone (orphaned) */
     tt_frame *stack;
     uint32_t depth, cap;
     uint64_t lost;         /* frames not pushed: out of memory */
     tt_stats **chunks[TT_MAX_CHUNKS]; /* in arena, as a hook may allocate them */
+    tt_edges edges;        /* call sites under their callers, stats in arena */
     tf_arena arena;
     tt_log *log;
     size_t log_cap;        /* the manager's log_cap when log was made */
@@ -115,6 +131,7 @@ struct tt_manager {
     tt_thread *threads;    /* live threads with state */
     int nthreads_seen;
     tt_stats **retired[TT_MAX_CHUNKS]; /* merged stats of exited threads, in retired_arena */
+    tt_edges retired_edges;
     tf_arena retired_arena;
     tt_log *retired_logs;
     int nretired_logs;
@@ -138,6 +155,15 @@ static inline double tt_ticks_to_ns(const tt_manager *m, double ticks)
 {
     return ticks * 1e9 / m->clock.ticks_per_second;
 }
+
+/* timing_calls.c: an edge's statistics, made on first use (NULL: out of
+ * memory); merging another owner's edges; reading every edge. */
+tt_stats *tt_edge_stats(tt_edges *e, tf_arena *a, uint32_t caller, uint32_t callee);
+void tt_edges_merge_into(tt_edges *into, tf_arena *a, const tt_edges *from);
+void tt_edges_foreach(const tt_edges *e, void (*fn)(uint32_t caller, uint32_t callee, const tt_stats *, void *),
+                      void *arg);
+void tt_edges_zero(tt_edges *e);
+void tt_edges_free(tt_edges *e);
 
 /* timing_trace.c (logs are pages: a hook may make one, pages.c) */
 void tt_log_record(tt_thread *ts, tt_manager *m, const tt_frame *f, uint64_t now);
@@ -173,11 +199,13 @@ void tt_stack_init(void);                              /* once per process */
 void tt_thread_retire_all(tt_manager *m); /* m going; takes the locks */
 void tt_forget_stats(tt_manager *m);      /* in a forked child */
 void tt_stack_fork(int phase);            /* TF_FORK_*: threads_lock */
+/* Calls fn on every edge of every thread (live and retired); lock held. */
+void tt_foreach_edge(tt_manager *m, void (*fn)(uint32_t caller, uint32_t callee, const tt_stats *, void *),
+                     void *arg);
 /* Calls fn on every thread's stats of timer i (live and retired); lock held. */
 void tt_foreach_stats(tt_manager *m, uint32_t i, void (*fn)(const tt_stats *, void *), void *arg);
 int tt_threads_seen(tt_manager *m);
 uint64_t tt_lost_frames(tt_manager *m); /* lock held */
-void tt_stats_merge_into(tt_stats *into, const tt_stats *s);
 tt_stats *tt_stats_alloc(tf_arena *a, tt_stats **chunks[], uint32_t i);
 void tt_stats_free_all(tf_arena *a, tt_stats **chunks[]);
 

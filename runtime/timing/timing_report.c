@@ -359,6 +359,109 @@ static void text_summary(FILE *out, const snapshot *sn)
                 human(b[0], 32, sn->clock.overhead_ns));
 }
 
+/* ---- call sites under their callers (docs/design.md .call.time) ----------- */
+
+typedef struct edge_row {
+    uint32_t caller, callee;
+    tt_sum sum;
+    tf_timing_stats s;
+} edge_row;
+
+typedef struct edge_list {
+    edge_row *v;
+    size_t n, cap;
+    int failed;
+} edge_list;
+
+static void add_edge(uint32_t caller, uint32_t callee, const tt_stats *st, void *arg)
+{
+    edge_list *l = arg;
+    size_t i = 0;
+    while (i < l->n && (l->v[i].caller != caller || l->v[i].callee != callee))
+        i++;
+    if (i == l->n) {
+        if (l->n == l->cap) {
+            size_t cap = l->cap ? 2 * l->cap : 16;
+            edge_row *v = realloc(l->v, cap * sizeof *v);
+            if (!v) {
+                l->failed = 1;
+                return;
+            }
+            l->v = v, l->cap = cap;
+        }
+        memset(&l->v[l->n], 0, sizeof *l->v);
+        l->v[l->n].caller = caller;
+        l->v[l->n].callee = callee;
+        tt_sum_init(&l->v[l->n++].sum);
+    }
+    tt_sum_add(&l->v[i].sum, st);
+}
+
+static int by_caller(const void *a, const void *b, void *arg)
+{
+    tt_manager *m = arg;
+    const edge_row *x = a, *y = b;
+    int c = strcmp(tt_timer_at(m, x->caller)->full, tt_timer_at(m, y->caller)->full);
+    if (c)
+        return c;
+    if (x->s.self_ns != y->s.self_ns)
+        return x->s.self_ns < y->s.self_ns ? 1 : -1;
+    return strcmp(tt_timer_at(m, x->callee)->full, tt_timer_at(m, y->callee)->full);
+}
+
+/* Every edge merged over threads, by caller, then by self time; lock held. */
+static edge_list edges_take(tt_manager *m)
+{
+    edge_list l = {0};
+    tt_foreach_edge(m, add_edge, &l);
+    for (size_t i = 0; i < l.n; i++) {
+        tt_sum_done(&l.v[i].sum);
+        tt_sum_fill(&l.v[i].sum, m->clock.ticks_per_second, &l.v[i].s);
+    }
+    qsort_r(l.v, l.n, sizeof *l.v, by_caller, m);
+    return l;
+}
+
+static void text_calls(tt_manager *m, FILE *out)
+{
+    edge_list l = edges_take(m);
+    char b[4][32];
+    for (size_t i = 0; i < l.n; i++) {
+        const edge_row *e = &l.v[i];
+        if (!e->s.count)
+            continue;
+        if (i == 0 || e->caller != l.v[i - 1].caller)
+            fprintf(out, "%s  %s\n", i ? "" : "\ncall sites under the functions that made the calls\n",
+                    tt_timer_at(m, e->caller)->full);
+        fprintf(out, "    %-30s %9" PRIu64 " calls  total %s  self %s  mean %s  max %s\n",
+                tt_timer_at(m, e->callee)->full, e->s.count, human(b[0], 32, e->s.total_ns),
+                human(b[1], 32, e->s.self_ns), human(b[2], 32, e->s.mean_ns), human(b[3], 32, e->s.max_ns));
+    }
+    if (l.failed)
+        fputs("  (out of memory: some call sites are missing)\n", out);
+    free(l.v);
+}
+
+static void json_calls(tt_manager *m, FILE *out)
+{
+    edge_list l = edges_take(m);
+    fputs(",\n  \"calls\": [", out);
+    for (size_t i = 0, k = 0; i < l.n; i++) {
+        const edge_row *e = &l.v[i];
+        if (!e->s.count)
+            continue;
+        fputs(k++ ? ",\n    {\"caller\": " : "\n    {\"caller\": ", out);
+        tt_json_string(out, tt_timer_at(m, e->caller)->full);
+        fputs(", \"callee\": ", out);
+        tt_json_string(out, tt_timer_at(m, e->callee)->full);
+        fprintf(out, ", \"count\": %" PRIu64 ", \"total_ns\": %.1f, \"self_ns\": %.1f, \"mean_ns\": %.1f"
+                     ", \"min_ns\": %.1f, \"max_ns\": %.1f}",
+                e->s.count, e->s.total_ns, e->s.self_ns, e->s.mean_ns, e->s.min_ns, e->s.max_ns);
+    }
+    fputs(l.n ? "\n  ]" : "]", out);
+    free(l.v);
+}
+
 static void write_text(tt_manager *m, FILE *out, const snapshot *sn)
 {
     uint32_t used = 0;
@@ -399,6 +502,7 @@ static void write_text(tt_manager *m, FILE *out, const snapshot *sn)
     for (int g = 0; g < m->ngroups; g++)
         if (is_root(m, sn, g))
             text_tree(m, out, sn, g, 0, sn->self_all);
+    text_calls(m, out);
 }
 
 /* ---- JSON ------------------------------------------------------------------ */
@@ -538,7 +642,9 @@ static void write_json(tt_manager *m, FILE *out, const snapshot *sn)
         fputs(k++ ? ",\n    " : "\n    ", out);
         json_tree(m, out, sn, g, 0);
     }
-    fputs("\n  ]\n}\n", out);
+    fputs("\n  ]", out);
+    json_calls(m, out);
+    fputs("\n}\n", out);
 }
 
 /* ---- CSV ------------------------------------------------------------------- */

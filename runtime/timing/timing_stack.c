@@ -123,6 +123,7 @@ static inline tt_thread *thread_get(tt_manager *m)
 
 static void thread_free(tt_thread *ts)
 {
+    tt_edges_free(&ts->edges);
     tt_stats_free_all(&ts->arena, ts->chunks);
     tt_log_free_all(ts->log);
     tf__pages_free(ts->stack, ts->cap * sizeof *ts->stack);
@@ -141,6 +142,7 @@ static void thread_retire(tt_thread *ts)
                 tt_stats_merge_into(into, chunk[j]);
         }
     }
+    tt_edges_merge_into(&m->retired_edges, &m->retired_arena, &ts->edges);
     m->retired_lost += TT_LD(ts->lost);
     if (ts->log) {
         tt_log_retire(m, ts->log);
@@ -222,26 +224,6 @@ void tt_stats_free_all(tf_arena *a, tt_stats **chunks[])
     tf__arena_free(a);
 }
 
-void tt_stats_merge_into(tt_stats *into, const tt_stats *s)
-{
-    uint64_t lo = TT_LD(into->sq_lo), add = TT_LD(s->sq_lo);
-    TT_ST(into->sq_lo, lo + add);
-    TT_ST(into->sq_hi, TT_LD(into->sq_hi) + TT_LD(s->sq_hi) + (lo + add < lo));
-    TT_ADD(into->count, TT_LD(s->count));
-    TT_ADD(into->total, TT_LD(s->total));
-    TT_ADD(into->self, TT_LD(s->self));
-    if (TT_LD(s->min) < TT_LD(into->min))
-        TT_ST(into->min, TT_LD(s->min));
-    if (TT_LD(s->max) > TT_LD(into->max))
-        TT_ST(into->max, TT_LD(s->max));
-    TT_ADD(into->unwinds, TT_LD(s->unwinds));
-    TT_ADD(into->longjmps, TT_LD(s->longjmps));
-    TT_ADD(into->unmatched, TT_LD(s->unmatched));
-    TT_ADD(into->abandoned, TT_LD(s->abandoned));
-    for (unsigned b = 0; b < TT_NBUCKETS; b++)
-        TT_ADD(into->hist[b], TT_LD(s->hist[b]));
-}
-
 void tt_foreach_stats(tt_manager *m, uint32_t i, void (*fn)(const tt_stats *, void *), void *arg)
 {
     tt_stats **chunk = __atomic_load_n(&m->retired[i / TT_CHUNK], __ATOMIC_ACQUIRE);
@@ -254,6 +236,14 @@ void tt_foreach_stats(tt_manager *m, uint32_t i, void (*fn)(const tt_stats *, vo
         if (s)
             fn(s, arg);
     }
+}
+
+void tt_foreach_edge(tt_manager *m, void (*fn)(uint32_t caller, uint32_t callee, const tt_stats *, void *),
+                     void *arg)
+{
+    tt_edges_foreach(&m->retired_edges, fn, arg);
+    for (tt_thread *ts = m->threads; ts; ts = ts->next)
+        tt_edges_foreach(&ts->edges, fn, arg);
 }
 
 int tt_threads_seen(tt_manager *m)
@@ -359,6 +349,11 @@ static inline __attribute__((always_inline)) void close_top(tt_manager *m, tt_th
     if (!s)
         return;
     record(s, d, self);
+    if ((f->timer->flags & TF_NAME_CALL) && parent && !(parent->flags & TT_F_INFO)) {
+        tt_stats *e = tt_edge_stats(&ts->edges, &ts->arena, parent->timer->index, f->timer->index);
+        if (e) /* the call site under the function that made it (timing_calls.c) */
+            record(e, d, self);
+    }
     if (f->flags & TT_F_UNWIND)
         TT_ST(s->unwinds, s->unwinds + 1);
     if (__builtin_expect(ts->log_cap != TT_LD(m->log_cap), 0))
@@ -507,9 +502,12 @@ static void zero_chunks(tt_stats **chunks[])
  * forking thread stay open and close in the child. */
 void tt_forget_stats(tt_manager *m)
 {
-    for (tt_thread *ts = m->threads; ts; ts = ts->next)
+    for (tt_thread *ts = m->threads; ts; ts = ts->next) {
         zero_chunks(ts->chunks);
+        tt_edges_zero(&ts->edges);
+    }
     zero_chunks(m->retired);
+    tt_edges_zero(&m->retired_edges);
     m->retired_lost = 0;
 }
 

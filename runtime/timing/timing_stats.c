@@ -114,3 +114,23 @@ void tt_sum_fill(const tt_sum *s, double tps, tf_timing_stats *out)
     out->unmatched_exits = s->unmatched;
     out->abandoned = s->abandoned;
 }
+
+void tt_stats_merge_into(tt_stats *into, const tt_stats *s)
+{
+    uint64_t lo = TT_LD(into->sq_lo), add = TT_LD(s->sq_lo);
+    TT_ST(into->sq_lo, lo + add);
+    TT_ST(into->sq_hi, TT_LD(into->sq_hi) + TT_LD(s->sq_hi) + (lo + add < lo));
+    TT_ADD(into->count, TT_LD(s->count));
+    TT_ADD(into->total, TT_LD(s->total));
+    TT_ADD(into->self, TT_LD(s->self));
+    if (TT_LD(s->min) < TT_LD(into->min))
+        TT_ST(into->min, TT_LD(s->min));
+    if (TT_LD(s->max) > TT_LD(into->max))
+        TT_ST(into->max, TT_LD(s->max));
+    TT_ADD(into->unwinds, TT_LD(s->unwinds));
+    TT_ADD(into->longjmps, TT_LD(s->longjmps));
+    TT_ADD(into->unmatched, TT_LD(s->unmatched));
+    TT_ADD(into->abandoned, TT_LD(s->abandoned));
+    for (unsigned b = 0; b < TT_NBUCKETS; b++)
+        TT_ADD(into->hist[b], TT_LD(s->hist[b]));
+}

@@ -57,6 +57,8 @@ void tt_sum_done(tt_sum *s);
  * to [min, max]. */
 double tt_sum_percentile(const tt_sum *s, double p);
 double tt_sum_stddev(const tt_sum *s);
+/* Adds s (one thread's) into `into` (its single writer's). */
+void tt_stats_merge_into(tt_stats *into, const tt_stats *s);
 /* The public statistics of s, in ns for a clock of ticks_per_second. */
 void tt_sum_fill(const tt_sum *s, double ticks_per_second, tf_timing_stats *out);
 

@@ -73,6 +73,40 @@ grep -qxF "rules.txt:8: warning: tf-scan: 'monitor app rules_util.c util_*' took
     bad "rules: line 8 took nothing and was not said"
 grep -q "rules.txt:6:" "$work/rules/out" && bad "rules: line 6 took area and was said"
 
+# Static pruning (docs/design.md .prune): what each rules line instruments,
+# a call line that matched nothing, and `within F G`: of write's four call
+# sites, the two handle_request reaches (through reply and flush_log).
+pr=$here/scan/prune
+mkdir -p "$work/prune"
+database "$pr" server.c util.c > "$work/prune/compile_commands.json"
+"$scan" --rules "$pr/prune.rules" -o "$work/prune/manifest.json" "$work/prune" "$pr/server.c" "$pr/util.c" \
+    > "$work/prune/out" 2>&1 || bad "prune: exit status"
+grep -q -F "$pr/prune.rules:5: warning: tf-scan: 'call io * * sqlite3_*' matched no call in any translation unit" \
+    "$work/prune/out" || bad "prune: the call line matching nothing is not said"
+got=$(python3 -c 'import json, sys
+for r in json.load(open(sys.argv[1]))["rules"]:
+    print(r["line"], r["directive"], " ".join(c["caller"] + ">" + c["callee"] + "@" + c["file"] + ":" + str(c["line"])
+                                         for c in r["calls"]))' "$work/prune/manifest.json")
+want=$(printf '%s\n' "4 call reply>write@server.c:5 housekeeping>write@server.c:11 flush_log>write@util.c:3 rotate_logs>write@util.c:4" "5 call ")
+[ "$got" = "$want" ] || bad "prune: the manifest's rules are
+$got
+want
+$want"
+"$scan" --question 'within handle_request write' "$work/prune" "$pr/server.c" "$pr/util.c" \
+    > "$work/prune/q.rules" 2> "$work/prune/q.err" || bad "prune: --question failed"
+cat > "$work/prune/q.want" <<'WANT'
+# tf-scan --question 'within handle_request write': 2 of 4 call sites of write are reachable from handle_request, in 2 functions; with handle_request itself, all a trace of the question needs
+group question
+min-size 0
+monitor question server.c handle_request
+call question server.c reply write
+call question util.c flush_log write
+WANT
+diff -u "$work/prune/q.want" "$work/prune/q.rules" || bad "prune: the question's answer differs"
+"$scan" --question 'within nosuch write' "$work/prune" "$pr/server.c" "$pr/util.c" > /dev/null 2> "$work/prune/bad"
+grep -q -F "tf-scan: --question: 'nosuch' is no function of the project (functions: flush_log, handle_request, housekeeping, main, reply, rotate_logs)" \
+    "$work/prune/bad" || bad "prune: an unknown function in a question"
+
 if [ -n "$examples" ]; then
     mkdir -p "$work/examples"
     n=0

@@ -57,12 +57,13 @@ build() { # build DIR COMPILER PLUGIN LANG OPT
     [ "$lang" = c++ ] && x=(-x c++)
     local common=(-I"$inc" -I"$fixdir" -g -w "$opt" $flags -fplugin="$plugin" $pflags)
     local link=(-x none $libs -L"$libdir" -ltf -Wl,-rpath,"$libdir" -pthread -ldl)
+    local liblink=(-x none -L"$libdir" -ltf -Wl,-rpath,"$libdir" -pthread -ldl) # -lfixture is the program's
     if [ -n "$lib" ]; then
         (cd "$dir" && "$cc" "${common[@]}" -fplugin-arg-tf-manifest="$dir/lib.json" "${x[@]}" \
-            -fPIC -shared "$lib" -o "$dir/libfixture.so" "${link[@]}") > "$dir/build.log" 2>&1 || return 1
+            -fPIC -shared "$lib" -o "$dir/libfixture.so" "${liblink[@]}") > "$dir/build.log" 2>&1 || return 1
     fi
     (cd "$dir" && "$cc" "${common[@]}" -fplugin-arg-tf-manifest="$dir/prog.json" "${x[@]}" \
-        "${srcs[@]}" -o "$dir/prog" "${link[@]}") >> "$dir/build.log" 2>&1 || return 1
+        "${srcs[@]}" -o "$dir/prog" -L"$dir" -Wl,-rpath,"$dir" "${link[@]}") >> "$dir/build.log" 2>&1 || return 1
     ! grep -q -E "internal compiler error|PLEASE submit a bug report|Stack dump" "$dir/build.log"
 }
 

@@ -47,14 +47,16 @@ rm -rf "$work" && mkdir -p "$work/inst" "$work/plain" || exit 1
 fixdir=$(cd "$(dirname "${srcs[0]}")" && pwd)
 common=(-I"$inc" -I"$fixdir" -g -Wall $opt $flags)
 link=(-x none $libs -L"$libdir" -ltf -Wl,-rpath,"$libdir" -pthread -ldl)
+liblink=(-x none -L"$libdir" -ltf -Wl,-rpath,"$libdir" -pthread -ldl) # without --libs: -lfixture is the program's
 
 build() { # build DIR PLUGIN-ARGS...
     local dir=$1; shift
     if [ -n "$lib" ]; then
-        $cc "${common[@]}" "$@" -fPIC -shared "$lib" -o "$dir/libfixture.so" "${link[@]}" \
+        $cc "${common[@]}" "$@" -fPIC -shared "$lib" -o "$dir/libfixture.so" "${liblink[@]}" \
             2> "$dir/lib.log" || { cat "$dir/lib.log"; echo "FAIL: building $lib"; return 1; }
     fi
-    $cc "${common[@]}" "$@" "${srcs[@]}" -o "$dir/prog" "${link[@]}" 2> "$dir/build.log" ||
+    # -lfixture in --libs links the program with the library (calls.c)
+    $cc "${common[@]}" "$@" "${srcs[@]}" -o "$dir/prog" -L"$dir" -Wl,-rpath,"$dir" "${link[@]}" 2> "$dir/build.log" ||
         { cat "$dir/build.log"; echo "FAIL: building ${srcs[*]} in $dir"; return 1; }
     crashed "$dir"/*.log && { cat "$dir"/*.log; echo "FAIL: the compiler crashed"; return 1; }
     return 0

@@ -111,7 +111,19 @@ def wide(v):
         return '{' + ', '.join(wide(e) if e.startswith('{') else number(e) for e in elems) + '}'
     if 'unknown' in f:
         return '?'
-    raise ValueError(v)
+    return captured(f)
+
+
+def captured(f):
+    """A captured value (docs/trace-format.md, "Captured values"): an array
+    { len, more, elem[len] }, or the struct of the fields named."""
+    if list(f) == ['len', 'more', 'elem'] and f['elem'].startswith('"'):  # characters
+        return value(f['elem']) + ('...' if value(f['more']) == 'true' else '')
+    if list(f) == ['len', 'more', 'elem']:
+        elems = [value(e) for _, e in fields(f['elem'][2:-2].replace('[', '_').replace(']', ''))]
+        more = value(f['more']) == 'true'
+        return '{' + ', '.join(elems + (['...'] if more else [])) + '}'
+    return '{' + ', '.join(f'{k}={value(x)}' for k, x in f.items()) + '}'
 
 
 def value(v):

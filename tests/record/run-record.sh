@@ -38,6 +38,11 @@ if [ "$mode" = fixture ]; then
         "${10}" t 2> t.dumperr | sed -E 's/^\[[0-9.]+\] //; s/0x[0-9a-f]+/0xPTR/g' | sort -s -t: -k1,1 > t.dump ||
             { cat t.dumperr; echo "FAIL: $src: tf-dump cannot read the recording"; exit 1; }
         diff -u t.want t.dump || { echo "FAIL: $src $cc $opt: tf-dump's text and dprint differ"; exit 1; }
+        # Every call held until its exit (tf-dump's hold.c): the same text,
+        # captured values included (their trees are the reader's, not the hold's).
+        "${10}" --min-duration=1ns t 2> t.dumperr | sed -E 's/^\[[0-9.]+\] //; s/0x[0-9a-f]+/0xPTR/g' |
+            sort -s -t: -k1,1 > t.held || { cat t.dumperr; echo "FAIL: $src: tf-dump --min-duration failed"; exit 1; }
+        diff -u t.dump t.held || { echo "FAIL: $src $cc $opt: held events print otherwise"; exit 1; }
     fi
     echo "ok: fixture $src $cc $opt ($(wc -l < t.got) events)"
     exit 0

@@ -1,7 +1,7 @@
 #!/bin/bash
 # sweep-one.sh FILE.c CONFIG...: one corpus program through every CONFIG
 # ("name:driver:plugin") at -O0 and -O2; sweep.sh's helper (it exports
-# corpus, inc, libdir, work). Writes lines "FILE CC OPT CLASS WHERE" to
+# corpus, inc, libdir, work, and the monitors to run under). Writes lines "FILE CC OPT CLASS WHERE" to
 # $work/results/FILE: "ok -", "skip plain", or one line per problem.
 set -u
 file=$1; shift
@@ -73,7 +73,7 @@ for config in "$@"; do
             continue
         fi
         bad=0
-        for mon in off noop tracer timing dprint; do
+        for mon in $monitors; do
             envs=(TF_OUTPUT=/dev/null TF_REPORT=/dev/null)
             [ $mon != off ] && envs+=(TF_MONITORS=all=$mon)
             class=$(run "$d/inst" "${envs[@]}")

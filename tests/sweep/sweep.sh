@@ -20,12 +20,17 @@
 # Results that are understood and accepted are listed in known.txt ("FILE CC
 # OPT CLASS MONITOR  # why"); anything else fails the sweep.
 #
+# --calls sweeps call sites instead (docs/design.md .call): no function is
+# monitored, every call of every function is (a rules file `call all * * *`),
+# run with no monitor, under noop and under dprint; its accepted results are
+# in known-calls.txt.
+#
 #   sweep.sh --work DIR --include DIR --libdir DIR [--gcc-plugin SO] [--clang-plugin SO]
-#            [--clang CLANG] [--jobs N] [--sample FILE | --only FILE.c...]
+#            [--clang CLANG] [--jobs N] [--calls] [--sample FILE | --only FILE.c...]
 # Exit 0 no unexpected result, 1 some, 77 skip (no corpus, no plugin).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-work= inc= libdir= gplug= cplug= clang=clang jobs=1 sample= only=()
+work= inc= libdir= gplug= cplug= clang=clang jobs=1 sample= only=() calls=0
 while [ $# -gt 0 ]; do
     case "$1" in
     --work) work=$2; shift 2 ;;
@@ -35,6 +40,7 @@ while [ $# -gt 0 ]; do
     --clang-plugin) cplug=$2; shift 2 ;;
     --clang) clang=$2; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
+    --calls) calls=1; shift ;;
     --sample) sample=$2; shift 2 ;;
     --only) shift; only=("$@"); break ;;
     *) echo "sweep.sh: unknown argument '$1'" >&2; exit 2 ;;
@@ -78,13 +84,19 @@ else
     done
 fi
 
-printf 'group all\nmonitor all * *\nmin-size 0\n' > "$work/all.rules"
+if [ $calls = 1 ]; then
+    printf 'group all\ncall all * * *\n' > "$work/all.rules"
+    monitors="off noop dprint" known=$here/known-calls.txt
+else
+    printf 'group all\nmonitor all * *\nmin-size 0\n' > "$work/all.rules"
+    monitors="off noop tracer timing dprint" known=$here/known.txt
+fi
 configs=()
 [ -n "$gplug" ] && configs+=("gcc:gcc:$gplug")
 [ -n "$cplug" ] && configs+=("clang:$clang:$cplug")
-export corpus inc libdir work
+export corpus inc libdir work monitors
 rm -rf "$work/results" && mkdir -p "$work/results"
 printf '%s\n' "${files[@]}" |
     xargs -P "$jobs" -I{} "$here/sweep-one.sh" {} "${configs[@]}"
 find "$work/results" -type f -exec cat {} + | sort > "$work/results.txt"
-"$here/sweep-report.sh" "$work/results.txt" "$here/known.txt"
+"$here/sweep-report.sh" "$work/results.txt" "$known"

@@ -167,7 +167,7 @@ static void errors_name_their_column(void **state)
     const struct { const char *text; size_t col; const char *err; } cases[] = {
         {"x = 2", 3, "'=' compares nothing: write '=='"},
         {"x ~ 1", 3, "expected a comparison: ==, !=, <, <=, > or >="},
-        {"t.x == 1", 2, "expected a comparison: ==, !=, <, <=, > or >="},
+        {"t. == 1", 2, "expected a comparison: ==, !=, <, <=, > or >="}, /* t.x is a captured field */
         {"time > 10", 10, "a duration needs a unit: ns, us, ms or s"},
         {"time > 5sec", 9, "a duration needs a unit: ns, us, ms or s"},
         {"time > -1ms", 8, "a duration cannot be negative"},

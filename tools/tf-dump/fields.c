@@ -4,13 +4,15 @@
  * exactly as dprint does: integers by signedness, a base-16 integer as a
  * pointer (0: NULL), an enumeration by its label (bool is the enumeration
  * false/true), floating point, strings, __int128, complex and vector values
- * from the recorder's structs for them, any other struct as {...}.
+ * from the recorder's structs for them, any other struct as {...}; a
+ * captured value (fields read behind a pointer) is rebuilt by captured.c.
  */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "captured.h"
 #include "fields.h"
 
 static const char *const known[][4] = {
@@ -31,11 +33,14 @@ void td_fields_init(td_fields *f, td_kind kind)
 
 void td_fields_free(td_fields *f)
 {
+    for (uint32_t i = 0; i < f->e.nargs; i++)
+        td_captured_free(&f->args[i].cap);
+    td_captured_free(&f->result.cap);
     free(f->args);
     free(f->values);
 }
 
-static const char *enum_label(const bt_field *fld)
+const char *td_enum_label(const bt_field *fld)
 {
     bt_field_class_type t = bt_field_get_class_type(fld);
     bt_field_class_enumeration_mapping_label_array labels;
@@ -54,7 +59,7 @@ static int display_hex(const bt_field *fld)
 }
 
 /* A variant or an option stands for what it holds. */
-static const bt_field *selected(const bt_field *fld)
+const bt_field *td_selected(const bt_field *fld)
 {
     while (fld) {
         if (bt_field_class_type_is(bt_field_get_class_type(fld), BT_FIELD_CLASS_TYPE_VARIANT))
@@ -137,6 +142,16 @@ static int vector_of(td_slot *s, const bt_field *arr)
     return TF_K_VECTOR;
 }
 
+int td_recorded_struct(const bt_field *fld)
+{
+    static const char *const names[] = {"lo", "re", "v", "unknown", "type"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (member_of(fld, names[i]) && bt_field_class_structure_get_member_count(bt_field_borrow_class_const(fld)) <=
+                                            (i < 2 ? 2u : 1u))
+            return 1;
+    return 0;
+}
+
 /* The kind of a struct field the recorder wrote for a value, -1 for a struct
  * value (its spelling). */
 static int wide_of(td_slot *s, const bt_field *fld)
@@ -161,13 +176,15 @@ static int wide_of(td_slot *s, const bt_field *fld)
     return member_of(fld, "unknown") ? TF_K_NONE : -1;
 }
 
-static void value_of(td_slot *s, const bt_field *fld, const char *name)
+void td_value_of(td_slot *s, const bt_field *fld, const char *name)
 {
     tf_value *v = &s->v;
     int kind;
     memset(s, 0, offsetof(td_slot, bytes));
     v->name = name;
-    fld = selected(fld);
+    if (td_captured_field(fld) && td_captured_of(&s->cap, v, fld, name) == 0)
+        return;
+    fld = td_selected(fld);
     bt_field_class_type t = fld ? bt_field_get_class_type(fld) : BT_FIELD_CLASS_TYPE_OPTION;
     if (!fld) {
         v->kind = TF_K_PTR; /* an empty option: a NULL string or pointer */
@@ -177,7 +194,7 @@ static void value_of(td_slot *s, const bt_field *fld, const char *name)
         v->v.i = sign ? bt_field_integer_signed_get_value(fld)
                       : (int64_t)bt_field_integer_unsigned_get_value(fld);
         s->item.value = v->v.i;
-        s->item.name = enum_label(fld);
+        s->item.name = td_enum_label(fld);
         s->type.count = s->item.name ? 1 : 0;
         s->type.items = &s->item;
         v->type = &s->type;
@@ -208,7 +225,7 @@ static void value_of(td_slot *s, const bt_field *fld, const char *name)
 
 /* The slot's value, its pointers into the slot where it is now (the array
  * of slots may have moved since it was read). */
-static tf_value slot_value(td_slot *s)
+tf_value td_slot_value(td_slot *s)
 {
     tf_value v = s->v;
     if (v.kind == TF_K_ENUM)
@@ -222,11 +239,11 @@ static tf_value slot_value(td_slot *s)
 
 static const char *text_of(const bt_field *fld)
 {
-    fld = selected(fld);
+    fld = td_selected(fld);
     if (fld && bt_field_get_class_type(fld) == BT_FIELD_CLASS_TYPE_STRING)
         return bt_field_string_get_value(fld);
     if (fld && bt_field_class_type_is(bt_field_get_class_type(fld), BT_FIELD_CLASS_TYPE_ENUMERATION))
-        return enum_label(fld);
+        return td_enum_label(fld);
     return NULL;
 }
 
@@ -242,7 +259,7 @@ static void add_arg(td_fields *f, const bt_field *fld, const char *name)
 {
     if (!td_grow(&f->args, &f->cap, f->e.nargs, sizeof *f->args, 8))
         return; /* out of memory: the value is left out, the event still shown */
-    value_of(&f->args[f->e.nargs++], fld, name);
+    td_value_of(&f->args[f->e.nargs++], fld, name);
 }
 
 static int64_t as_int(const bt_field *fld)
@@ -277,7 +294,7 @@ static void member(td_fields *f, const bt_field *fld, const char *name)
         if (f->lttng) {
             e->result_text = text_of(fld);
         } else {
-            value_of(&f->result, fld, NULL);
+            td_value_of(&f->result, fld, NULL);
             e->result = &f->result.v;
         }
     } else if (f->lttng && e->kind != TD_EXIT && strcmp(name, "args") == 0) {
@@ -300,7 +317,7 @@ static void payload(td_fields *f, const bt_field *p)
     }
     if (f->e.nargs && (f->values = malloc(f->e.nargs * sizeof *f->values))) {
         for (uint32_t i = 0; i < f->e.nargs; i++)
-            f->values[i] = slot_value(&f->args[i]);
+            f->values[i] = td_slot_value(&f->args[i]);
         f->e.args = f->values;
     }
 }

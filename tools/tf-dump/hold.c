@@ -3,9 +3,13 @@
  * its strings and its values are copied into one allocation, measured in a
  * first pass over the same code that copies in the second.
  */
+#include <stdlib.h>
 #include <string.h>
 
+#include <tf/monitors.h>
+
 #include "hold.h"
+#include "names.h"
 
 struct td_held {
     td_event e;
@@ -60,6 +64,7 @@ static void copy_value(arena *a, tf_value *dst, const tf_value *src)
     case TF_K_STR: v.v.s = copy_str(a, src->v.s); break;
     case TF_K_ENUM: v.type = src->type ? copy_enum(a, src->type) : NULL; break;
     case TF_K_STRUCT: v.type = copy_str(a, src->type); break;
+    case TF_K_PTR: v.type = NULL; break; /* a captured value's tree stays with the reader: td_hold */
     case TF_K_INT128:
     case TF_K_UINT128:
     case TF_K_COMPLEX:
@@ -100,15 +105,52 @@ static void copy_event(arena *a, td_event *dst, const td_event *e)
         *dst = c;
 }
 
+static int captured(const tf_value *v)
+{
+    return v && v->kind == TF_K_PTR && v->type;
+}
+
+/* A value's text as libtf shows it, malloc'd (NULL: out of memory). */
+static char *value_text(const tf_value *v)
+{
+    size_t n = tf_value_format(NULL, 0, v);
+    char *s = malloc(n + 1);
+    if (s)
+        tf_value_format(s, n + 1, v);
+    return s;
+}
+
+/* Captured values (captured.c) point into trees their reader frees after
+ * the event: a held event keeps their text, as an LTTng event's is kept. */
 td_held *td_hold(const td_event *e)
 {
-    arena measure = {NULL, 0};
-    copy_event(&measure, NULL, e);
-    td_held *h = malloc(sizeof *h + measure.at);
-    if (!h)
-        return NULL;
-    arena a = {h->data, 0};
-    copy_event(&a, &h->e, e);
+    td_event t = *e;
+    char *args = NULL, *result = NULL;
+    int any = 0;
+    for (uint32_t i = 0; !e->args_text && i < e->nargs; i++)
+        any |= captured(&e->args[i]);
+    if (any) {
+        size_t n = td_args_text(NULL, 0, e);
+        if ((args = malloc(n + 1)))
+            td_args_text(args, n + 1, e);
+        t.args_text = args;
+    }
+    if (captured(e->result)) {
+        result = value_text(e->result);
+        t.result = NULL;
+        t.result_text = result;
+    }
+    td_held *h = NULL;
+    if ((!any || args) && (!captured(e->result) || result)) {
+        arena measure = {NULL, 0};
+        copy_event(&measure, NULL, &t);
+        if ((h = malloc(sizeof *h + measure.at))) {
+            arena a = {h->data, 0};
+            copy_event(&a, &h->e, &t);
+        }
+    }
+    free(args);
+    free(result);
     return h;
 }
 

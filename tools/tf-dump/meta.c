@@ -725,6 +725,35 @@ static int layout_is_ours(parser *P)
     return 0;
 }
 
+/* One of the recorder's structs for a value (docs/trace-format.md,
+ * "Values"): __int128, complex, vector, unknown, a struct's spelling. */
+static int value_struct(const tt_type *t)
+{
+    const char *a = t->n ? t->members[0].name : "", *b = t->n == 2 ? t->members[1].name : "";
+    if (t->n == 2)
+        return (!strcmp(a, "lo") && !strcmp(b, "hi")) || (!strcmp(a, "re") && !strcmp(b, "im"));
+    return t->n == 1 && (!strcmp(a, "v") || !strcmp(a, "unknown") || !strcmp(a, "type"));
+}
+
+/* Captured values (docs/trace-format.md, "Captured values", .cap.record)
+ * are structures of the fields the recorder read behind a pointer. This
+ * reader does not rebuild them: such a trace is babeltrace2's (fields.c,
+ * captured.c), and a ring file holding them is refused with the reason. */
+static void no_captured(parser *P)
+{
+    for (uint32_t id = 0; id < P->m->nclasses; id++) {
+        const tt_class *c = P->m->classes[id];
+        for (uint32_t i = 0; c && c->fields && i < c->fields->n; i++) {
+            const tt_type *t = c->fields->members[i].type;
+            if (t->kind == TT_STRUCT && !value_struct(t)) {
+                fail(P, "event class %u (%s) holds captured values ('%s'), which only babeltrace2 reads", id,
+                     c->name, c->fields->members[i].name);
+                return;
+            }
+        }
+    }
+}
+
 int td_meta_parse(td_meta *m, const char *text, size_t len, char *why, size_t whylen)
 {
     memset(m, 0, sizeof *m);
@@ -752,6 +781,8 @@ int td_meta_parse(td_meta *m, const char *text, size_t len, char *why, size_t wh
         fail(&P, "no clock frequency");
     if (!P.failed)
         layout_is_ours(&P);
+    if (!P.failed)
+        no_captured(&P);
     free(P.aliases);
     if (P.failed) {
         td_meta_free(m);

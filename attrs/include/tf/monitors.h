@@ -54,6 +54,10 @@ size_t tf_monitor_parts(tf_monitor *m, tf_monitor **out, size_t max);
 /* Formats one value as dprint does ("NULL", "\"a\\n\"", "true", "RED", ...);
  * returns the length it needed (like snprintf). */
 size_t tf_value_format(char *buf, size_t len, const tf_value *v);
+/* Formats arguments as dprint does ("fd=3, buf=\"hello\""): a captured array
+ * whose length is another argument (buf[len]) needs them all; returns the
+ * length it needed (like snprintf). */
+size_t tf_args_format(char *buf, size_t len, const tf_args *args);
 /* The human name of an exception's type ("std::runtime_error"), or a fallback
  * ("noreturn(longjmp)", "unknown"); always NUL-terminates buf. */
 const char *tf_exception_type(const tf_exception *e, char *buf, size_t len);

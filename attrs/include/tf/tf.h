@@ -6,6 +6,9 @@
  *   TF_MONITOR(io_read) int read_int(struct stream *s);     a monitored function
  *   TF_INFO(TF_TP_NONE) static void odd_value(const char *m, long v) {}
  *   TF_TRACING_NAME("flush") overrides the name used in the TU's name table
+ *   TF_CALLS(io, "write", "read*")     calls of these (globs) from this function
+ *                                      are events of group io (call sites)
+ *   TF_CAPTURE("c{fd,peer{port}}, buf[len]")   fields behind pointer arguments
  *
  * With a TF compiler plugin loaded (gcc -fplugin=tf.so, clang -fplugin=tf-clang.so)
  * the macros become attributes that the plugin checks and turns into hooks; the
@@ -35,6 +38,8 @@ typedef enum tf_tp_type {
 #define TF_MONITOR(group) __attribute__((tf_monitor(#group)))
 #define TF_INFO(tp) __attribute__((tf_info(#tp)))
 #define TF_TRACING_NAME(name) __attribute__((tf_tracing_name(name)))
+#define TF_CALLS(group, ...) __attribute__((tf_calls(#group, __VA_ARGS__)))
+#define TF_CAPTURE(spec) __attribute__((tf_capture(spec)))
 
 #else /* no plugin: harmless, untraced */
 
@@ -46,6 +51,8 @@ typedef enum tf_tp_type {
 #define TF_MONITOR(group)
 #define TF_INFO(tp)
 #define TF_TRACING_NAME(name)
+#define TF_CALLS(group, ...)
+#define TF_CAPTURE(spec)
 
 #endif
 #endif

@@ -47,6 +47,7 @@ typedef struct tf_exception tf_exception;
 typedef struct tf_name tf_name;
 typedef struct tf_tu_group tf_tu_group;
 typedef struct tf_group_decl tf_group_decl;
+typedef struct tf_capture tf_capture;
 
 #define TF_ABI_STRUCT(NAME, SIZE) struct NAME {
 #define TF_ABI_UNION(NAME, SIZE) union NAME {
