@@ -25,9 +25,11 @@
  * what fork does with it (prepare takes it; the parent releases it; the child
  * releases it, or makes it anew, and drops what the threads it lacks did).
  *
- * term        term.c. No lock: libtf's exit thread (termination signals),
- *             stopped before fork in sanitizer builds, which cannot run a
- *             thread started in such a child. Child: a thread of its own.
+ * term        term.c. Stopping and starting libtf's exit thread around
+ *             fork (fork_lock: two threads may fork at once); it is stopped
+ *             before fork in sanitizer builds, which cannot run a thread
+ *             started in such a child. Held: none. Child: released, a
+ *             thread of its own.
  * control     control/server.c, control/trigger.c. The server's table of
  *             connections, then adding triggers (hooks read the list without it).
  *             Held: none. Child: released, the parent's connections closed; a

@@ -23,6 +23,7 @@
  *   at once (Ctrl-C twice); the ring file keeps the recording anyway.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <linux/futex.h>
 #include <stdlib.h>
 #include <string.h>
@@ -244,10 +245,35 @@ int tf__term_sigaction(int sig, const struct sigaction *sa, struct sigaction *ol
  * ThreadSanitizer cannot run a thread started in the child of a fork that
  * had threads, and LeakSanitizer's check at a child's exit cannot stop a
  * thread the parent had (it says so on stderr). */
+static pthread_mutex_t fork_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The process's threads (/proc/self/stat's num_threads), 0 if unknown. */
+static long threads_now(void)
+{
+    char buf[1024];
+    int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = 0;
+    char *p = strrchr(buf, ')'); /* the name may hold spaces */
+    for (int field = 2; p && field < 20; field++)
+        p = strchr(p + 1, ' ');
+    return p ? strtol(p + 1, NULL, 10) : 0;
+}
+
+/* fork_lock: two threads may fork at once, and each runs this; one at a
+ * time stops the exit thread and starts it again (restart and alone are
+ * theirs). A sanitizer build's child of a fork made while other threads ran
+ * cannot start a thread (ThreadSanitizer ends it): it has none, and a
+ * termination signal there writes the recording only. */
 void tf__term_fork(int phase)
 {
-    static int restart;
+    static int restart, alone;
     if (phase == TF_FORK_PREPARE) {
+        pthread_mutex_lock(&fork_lock);
         restart = 0;
         if (!TF_PROBE_BY_FAULT && helper_running && !__atomic_load_n(&go, __ATOMIC_ACQUIRE)) {
             __atomic_store_n(&quit, 1, __ATOMIC_RELEASE);
@@ -257,6 +283,7 @@ void tf__term_fork(int phase)
             helper_running = go = quit = 0;
             restart = 1;
         }
+        alone = TF_PROBE_BY_FAULT || threads_now() == 1;
         return;
     }
     if (phase == TF_FORK_CHILD) {
@@ -264,7 +291,9 @@ void tf__term_fork(int phase)
         terminating = work_done = busy_actions = go = quit = 0;
         helper_running = 0;
         restart |= TF_PROBE_BY_FAULT && __atomic_load_n(&armed, __ATOMIC_ACQUIRE);
+        restart &= alone;
     }
     if (restart)
         start_helper();
+    pthread_mutex_unlock(&fork_lock); /* the child: its forking thread holds it */
 }
