@@ -39,9 +39,14 @@
  * factories   factories.c. Factories by name, which one is being made and
  *             by whom, the libraries tried. Held: none. Child: a factory
  *             another thread was making is made again when asked.
+ * budget      budget/funcs.c, budget/budget.h. The functions the meter
+ *             counts (their ranges of indices), the budget's decisions, its
+ *             thread's wake-ups and state. Held: env (a monitor made while
+ *             TF_MONITORS is applied gets its meter's range). The budget
+ *             thread takes registry and record under it. Child: its own budget thread, if one ran.
  * registry    ../registry/registry.c. Groups, TUs, holders, the selection,
- *             the settles running. Held: env. Child: other threads' settles
- *             are dropped and the condition made anew.
+ *             the settles running. Held: env, budget. Child: other threads'
+ *             settles are dropped and the condition made anew.
  * permission  ../registry/permission.c. Trusted modules, seals, denials.
  *             Held: none. Child: released.
  * files       files.c. The files TF has open, for the one-variable-per-file
@@ -54,8 +59,8 @@
  *             threads lock before a manager's. Child: statistics of the
  *             threads it lacks forgotten.
  * record      record/classes.c. The recorder's TUs, event classes and
- *             metadata pieces. Held: none. Child: rings of its own, in a
- *             directory of its own.
+ *             metadata pieces. Held: none, or budget (a decision recorded).
+ *             Child: rings of its own, in a directory of its own.
  * interpose   interpose.c. The longjmp callbacks. Held: none. Child: released.
  *
  * Exceptions, said where they are: a stream given to tf_dprint(FILE *) is
@@ -73,6 +78,7 @@
     X(watchdog, "watchdog/scan.c watchdog/locks.c", tf__watchdog_fork)        \
     X(env, "env.c", tf__env_fork)                                              \
     X(factories, "factories.c", tf__factories_fork)                           \
+    X(budget, "budget/funcs.c budget/budget.h", tf__budget_fork)              \
     X(registry, "../registry/registry.c", tf__registry_fork)                  \
     X(permission, "../registry/permission.c", tf__permission_fork)            \
     X(files, "files.c", tf__files_fork)                                        \

@@ -142,7 +142,8 @@ uint32_t rc_tu_base(const tf_tu *tu)
 
 /* ---- value classes ------------------------------------------------------------ */
 
-static const char *const kind_names[] = {"tf:enter", "tf:exit", "tf:info", "tf:exception", "tf:counters"};
+static const char *const kind_names[] = {"tf:enter", "tf:exit", "tf:info", "tf:exception", "tf:counters",
+                                         "tf:budget"};
 
 static void put_int_type(tf_buf *b, uint32_t bytes, int is_signed, int hex)
 {
@@ -401,6 +402,28 @@ uint32_t rc_counters_class(void)
     tf__buf_put(&b, &k, 1);
     tf__buf_puts(&b, counter_fields);
     uint32_t id = find_or_make(RC_COUNTERS, b.len);
+    pthread_mutex_unlock(&lock);
+    locked_here = 0;
+    return id;
+}
+
+/* The fields of tf:budget, in rt_record_budget's order (docs/trace-format.md). */
+#define DOUBLE_T "\t\tfloating_point { exp_dig = 11; mant_dig = 53; align = 8; }"
+static const char budget_fields[] =
+    DOUBLE_T " _calls_per_s;\n" DOUBLE_T " _ns_per_call;\n" DOUBLE_T " _share_pct;\n"
+    DOUBLE_T " _overhead_pct;\n" DOUBLE_T " _budget_pct;\n\t\tstring _func;\n\t\tstring _action;\n";
+
+uint32_t rc_budget_class(void)
+{
+    if (locked_here)
+        return 0;
+    locked_here = 1;
+    pthread_mutex_lock(&lock);
+    tf_buf b = {scratch, sizeof scratch, 0};
+    char k = (char)('0' + RC_BUDGET);
+    tf__buf_put(&b, &k, 1);
+    tf__buf_puts(&b, budget_fields);
+    uint32_t id = find_or_make(RC_BUDGET, b.len);
     pthread_mutex_unlock(&lock);
     locked_here = 0;
     return id;

@@ -95,6 +95,13 @@ uint32_t rc_counters_class(void);
  * the class's fields (rss, threads, fds, ctx_voluntary, ctx_involuntary).
  * 0, or -1 if it could not be kept (counted as discarded). */
 int rt_record_counters(const uint64_t v[RC_NCOUNTERS]);
+/* tf:budget (budget.c): a decision of the overhead budget (runtime/budget),
+ * one event in the calling thread's ring: v[] is calls_per_s, ns_per_call,
+ * share_pct, overhead_pct, budget_pct; then the function and the action.
+ * 0, or -1 if it could not be kept (counted as discarded). */
+enum { RC_BUDGET = 5, RC_NBUDGET = 5 };
+uint32_t rc_budget_class(void);
+int rt_record_budget(const double v[RC_NBUDGET], const char *func, const char *action);
 #define RC_COMPACT_MAX 30u
 uint32_t rc_tu_base(const tf_tu *tu);
 /* The class id for an event of kind (RC_ENTER..RC_EXC) with values vals[n]

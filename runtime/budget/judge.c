@@ -1,0 +1,540 @@
+/*
+ * judge.c: the budget thread (.budget.window). It exists only while a
+ * budget runs (TF_BUDGET, tf-ctl PID budget). It measures the hooks' cost
+ * once (calib.c), then closes a window every 5 ms at first, doubling to
+ * 50 ms (a program at 25 times its speed must not wait long for the first
+ * decision), and at each:
+ *
+ * - sums every thread's counters: each function's calls in the window, and
+ *   its sampled cost and span so far;
+ * - estimates the hooks' cost: calls x (the calibrated cost of a metered
+ *   call + what the wrapped monitors took on its sampled calls); the
+ *   program's own time is the process's CPU time in the window less that
+ *   and less this thread's own (reported with the hooks, but no decision
+ *   changes it);
+ * - if the hooks cost more than the budget of the program's own time,
+ *   switches functions off, cheapest to lose first (.budget.order), until
+ *   they do not (.budget.shed);
+ * - else tries functions switched off earlier again, paid from the part of
+ *   the budget left unused (.budget.readmit).
+ *
+ * A window in which the process used less than 2 ms of CPU is extended (up
+ * to a second): too little to judge by.
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "budget.h"
+#include "../clock.h"
+#include "../config.h"
+
+#define FIRST_WINDOW_NS 5000000ull
+#define WINDOW_NS 50000000ull
+#define MIN_CPU_NS 2e6
+#define LONGEST_WINDOW_NS 1000000000ull
+#define MIN_SAMPLES 16         /* fewer: the cost of all functions' sampled calls (outliers weigh less) */
+#define QUARANTINE_MAX_S 3600.0
+#define CREDIT_S 10.0          /* unused budget kept for trials: what 10 s of the program's time allow */
+
+static pthread_cond_t wake;
+static double budget;          /* the fraction; 0: off */
+static int running, stopping, quitting;
+static pthread_t thread;
+static bg_calib calib;
+static int calibrated;
+static uint64_t start_ns;      /* CLOCK_MONOTONIC when the budget (re)started */
+static struct {
+    uint64_t wall;
+    double cpu, own;
+} win;
+static double hooks_total, useful_total, last_over, credit;
+static bg_count *sums;
+static uint32_t capsums;
+
+static double clock_ns(clockid_t id)
+{
+    struct timespec t;
+    clock_gettime(id, &t);
+    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+static double now_s(void)
+{
+    return (double)(tf__clock_mono_ns() - start_ns) / 1e9;
+}
+
+/* ---- the choice (.budget.order) ------------------------------------------------ */
+
+/* Hook cost per nanosecond of the function's own time: what the hooks buy
+ * per unit of trace. Unknown (no call sampled yet: rare calls) sorts last. */
+static double key(const bg_est *e)
+{
+    if (e->span_ns < 0)
+        return 0;
+    return e->per_call_ns / fmax(e->span_ns, 0.1);
+}
+
+static int by_key(const void *pa, const void *pb)
+{
+    const bg_est *a = pa, *b = pb;
+    double ka = key(a), kb = key(b);
+    if (ka != kb)
+        return ka < kb ? 1 : -1;
+    return a->cost_ns < b->cost_ns ? 1 : a->cost_ns > b->cost_ns ? -1 : (a->index > b->index) - (a->index < b->index);
+}
+
+double bg_choose(bg_est *v, size_t n, double b, double useful_ns, double fixed_ns)
+{
+    double total = fixed_ns;
+    for (size_t i = 0; i < n; i++) {
+        v[i].shed = 0;
+        total += v[i].cost_ns;
+    }
+    if (total <= b * useful_ns)
+        return total;
+    qsort(v, n, sizeof *v, by_key);
+    for (size_t i = 0; i < n && total > b * useful_ns; i++)
+        if (v[i].cost_ns > 0) {
+            v[i].shed = 1;
+            total -= v[i].cost_ns;
+        }
+    return total;
+}
+
+/* ---- switching functions off and on --------------------------------------------- */
+
+struct change {
+    bg_tu *tu;
+    uint32_t id;
+};
+static struct change *changes;
+static size_t nchanges, capchanges;
+
+static void note_change(bg_fn *f)
+{
+    if (nchanges == capchanges) {
+        size_t cap = capchanges ? 2 * capchanges : 64;
+        struct change *c = realloc(changes, cap * sizeof *c);
+        if (!c)
+            return; /* the registry keeps the function as it is; decided again next window */
+        changes = c;
+        capchanges = cap;
+    }
+    changes[nchanges++] = (struct change){f->tu, f->id};
+}
+
+static int by_tu(const void *pa, const void *pb)
+{
+    const struct change *a = pa, *b = pb;
+    return a->tu != b->tu ? (a->tu < b->tu ? -1 : 1) : (a->id > b->id) - (a->id < b->id);
+}
+
+/* Lock held: tells the registry, one call per TU and direction. Out of
+ * memory, the changes wait for the next window. */
+static void apply_changes(void)
+{
+    uint32_t *on = malloc((nchanges ? nchanges : 1) * sizeof *on);
+    uint32_t *off = malloc((nchanges ? nchanges : 1) * sizeof *off);
+    qsort(changes, nchanges, sizeof *changes, by_tu);
+    for (size_t i = 0; i < nchanges && on && off;) {
+        bg_tu *t = changes[i].tu;
+        size_t non = 0, noff = 0;
+        for (; i < nchanges && changes[i].tu == t; i++) {
+            if (bg_fns[t->first + changes[i].id].state == BG_SHED)
+                off[noff++] = changes[i].id;
+            else
+                on[non++] = changes[i].id;
+        }
+        if (t->refs > 0) { /* still loaded: the registry knows it */
+            tf__registry_shed(t->tu, on, non, 0);
+            tf__registry_shed(t->tu, off, noff, 1);
+        }
+    }
+    if (on && off)
+        nchanges = 0;
+    free(on);
+    free(off);
+}
+
+static void shed(bg_fn *f, double secs, const bg_est *e, double useful, double now)
+{
+    char name[512];
+    if (!f->name) {
+        bg_fn_name(f, name, sizeof name);
+        f->name = strdup(name);
+    }
+    f->state = BG_SHED;
+    f->ever = 1;
+    f->strikes++;
+    f->rate = e->calls / secs;
+    f->ns_per_call = e->per_call_ns;
+    f->share = e->cost_ns / useful;
+    f->at = now;
+    f->until = now + fmin(ldexp(1, f->strikes), QUARANTINE_MAX_S);
+    note_change(f);
+}
+
+/* ---- one window ------------------------------------------------------------------- */
+
+/* The cost of a metered call of f (ns), from its samples, or all functions'. */
+static double per_call_ns(const bg_count *tot, double avg_ticks)
+{
+    double ticks = tot->samples >= MIN_SAMPLES ? (double)tot->cost / (double)tot->samples : avg_ticks;
+    return calib.base_ns + fmax(0, ticks * calib.ns_per_tick - calib.floor_ns);
+}
+
+static int grow_sums(uint32_t n)
+{
+    if (n <= capsums)
+        return 0;
+    bg_count *s = realloc(sums, n * sizeof *s);
+    if (!s)
+        return -1;
+    sums = s;
+    capsums = n;
+    return 0;
+}
+
+/* The totals of index i since its range began. */
+static bg_count total_of(const bg_fn *f, uint32_t i)
+{
+    return (bg_count){sums[i].calls - f->zero.calls, sums[i].samples - f->zero.samples,
+                      sums[i].cost - f->zero.cost, sums[i].span - f->zero.span};
+}
+
+/* Lock held. Each live function's estimate into v (those that can be
+ * switched off and ran); returns their count, the rest's cost in *fixed. */
+static size_t estimate(bg_est *v, uint32_t n, double *fixed, double *hooks)
+{
+    uint64_t all_cost = 0, all_samples = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (bg_fns[i].tu && bg_fns[i].tu->refs > 0 && !bg_fns[i].fresh) {
+            bg_count t = total_of(&bg_fns[i], i);
+            all_cost += t.cost, all_samples += t.samples;
+        }
+    double avg = all_samples ? (double)all_cost / (double)all_samples : 0;
+    size_t k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        bg_fn *f = &bg_fns[i];
+        if (!f->tu || f->tu->refs == 0)
+            continue;
+        if (f->fresh) { /* a reused range: what its counters hold is its zero */
+            f->zero = f->seen = sums[i];
+            f->fresh = 0;
+            continue;
+        }
+        uint64_t calls = sums[i].calls - f->seen.calls;
+        f->seen = sums[i];
+        bg_count t = total_of(f, i);
+        double pc = per_call_ns(&t, avg);
+        f->win_ns = (double)calls * pc;
+        if (f->state != BG_SHED)
+            f->traced += calls;
+        *hooks += f->win_ns;
+        if (!calls)
+            continue;
+        if (f->state == BG_SHED || !f->tu->slotted) {
+            *fixed += f->win_ns; /* calls already on their way when it was switched off */
+            continue;
+        }
+        double span = t.samples ? (double)t.span / (double)t.samples * calib.ns_per_tick : -1;
+        v[k++] = (bg_est){i, (double)calls, f->win_ns, pc, span, 0};
+    }
+    return k;
+}
+
+static int by_probe_cost(const void *pa, const void *pb)
+{
+    const bg_fn *a = *(bg_fn *const *)pa, *b = *(bg_fn *const *)pb;
+    return (a->share > b->share) - (a->share < b->share);
+}
+
+/* Lock held: functions off whose quarantine is over, cheapest first, while
+ * the unused budget kept so far pays for a window of each at the cost it
+ * had when it was switched off (.budget.readmit). */
+static void try_again(uint32_t n, double useful, double over)
+{
+    size_t k = 0;
+    bg_fn **v = malloc((n ? n : 1) * sizeof *v);
+    double now = now_s();
+    for (uint32_t i = 0; v && i < n; i++)
+        if (bg_fns[i].tu && bg_fns[i].tu->refs > 0 && bg_fns[i].state == BG_SHED &&
+            bg_fns[i].until <= now && bg_fns[i].tu->slotted)
+            v[k++] = &bg_fns[i];
+    if (v)
+        qsort(v, k, sizeof *v, by_probe_cost);
+    for (size_t i = 0; i < k && v[i]->share * useful <= credit; i++) {
+        credit -= v[i]->share * useful;
+        v[i]->state = BG_TRIAL;
+        note_change(v[i]);
+        bg_record(v[i], "trial", v[i]->rate, v[i]->ns_per_call, v[i]->share, over, budget);
+    }
+    free(v);
+}
+
+static void judge(void)
+{
+    uint64_t wall = tf__clock_mono_ns();
+    double cpu = clock_ns(CLOCK_PROCESS_CPUTIME_ID), own = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+    double dcpu = cpu - win.cpu;
+    if (dcpu < MIN_CPU_NS && wall - win.wall < LONGEST_WINDOW_NS)
+        return; /* too little happened to judge by: the window goes on */
+    /* this thread's own time is reported with the hooks, but no decision
+     * changes it: the choice is of the hooks' cost alone */
+    double secs = (double)(wall - win.wall) / 1e9, fixed = 0, hooks = own - win.own;
+    double hz = tf__clock_hz(0); /* its calibration gets more precise as time passes */
+    if (hz > 0)
+        calib.ns_per_tick = 1e9 / hz;
+    win.wall = wall, win.cpu = cpu, win.own = own;
+    uint32_t n = bg_nfns < BG_MAX_FUNCS ? bg_nfns : BG_MAX_FUNCS;
+    bg_est *v = malloc((n ? n : 1) * sizeof *v);
+    if (!v || grow_sums(n) != 0) {
+        free(v);
+        return;
+    }
+    memset(sums, 0, n * sizeof *sums);
+    bg_threads_sum(sums, n);
+    size_t k = estimate(v, n, &fixed, &hooks);
+    double useful = fmax(dcpu - hooks, dcpu / 100), over = hooks / useful, now = now_s();
+    hooks_total += hooks, useful_total += useful, last_over = over;
+    double left = bg_choose(v, k, budget, useful, fixed);
+    for (size_t i = 0; i < k; i++) {
+        bg_fn *f = &bg_fns[v[i].index];
+        if (v[i].shed) {
+            shed(f, secs, &v[i], useful, now);
+            bg_record(f, "deselected", f->rate, f->ns_per_call, f->share, over, budget);
+        } else if (f->state == BG_TRIAL) {
+            f->state = BG_ON;
+            f->readmitted++;
+            f->back_at = now;
+            bg_record(f, "readmitted", v[i].calls / secs, v[i].per_call_ns, v[i].cost_ns / useful,
+                      over, budget);
+        }
+    }
+    if (left < budget * useful)
+        credit = fmin(credit + budget * useful - left, budget * useful * CREDIT_S / secs);
+    try_again(n, useful, over);
+    apply_changes();
+    free(v);
+}
+
+/* ---- the thread ---------------------------------------------------------------------- */
+
+/* Sleeps ns, or until told to stop; 0: stop. Lock held. */
+static int sleep_for(uint64_t ns)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    ns += (uint64_t)until.tv_nsec;
+    until.tv_sec += (time_t)(ns / 1000000000u);
+    until.tv_nsec = (long)(ns % 1000000000u);
+    if (!stopping)
+        pthread_cond_timedwait(&wake, &bg_lock, &until);
+    return !stopping;
+}
+
+/* Lock held: the first window starts now; calls before it (those of the
+ * calibration too) are no part of it. */
+static void window_start(void)
+{
+    uint32_t n = bg_nfns < BG_MAX_FUNCS ? bg_nfns : BG_MAX_FUNCS;
+    if (grow_sums(n) == 0) {
+        memset(sums, 0, n * sizeof *sums);
+        bg_threads_sum(sums, n);
+        for (uint32_t i = 0; i < n; i++)
+            bg_fns[i].seen = sums[i];
+    }
+    win.wall = tf__clock_mono_ns();
+    win.cpu = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+    win.own = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+}
+
+static void *run(void *arg)
+{
+    tf__in_monitor = 1; /* nothing this thread calls is traced */
+    if (!calibrated) {
+        bg_calib c;
+        bg_calibrate(&c);
+        pthread_mutex_lock(&bg_lock);
+        calib = c;
+        calibrated = 1;
+        pthread_mutex_unlock(&bg_lock);
+    }
+    pthread_mutex_lock(&bg_lock);
+    window_start();
+    for (uint64_t w = FIRST_WINDOW_NS; sleep_for(w); w = w < WINDOW_NS ? 2 * w : WINDOW_NS)
+        if (!quitting)
+            judge();
+    pthread_mutex_unlock(&bg_lock);
+    return arg;
+}
+
+/* The thread never takes the program's signals. */
+static int start(char *why, size_t len)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    stopping = 0;
+    int rc = pthread_create(&thread, NULL, run, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        snprintf(why, len, "cannot start the budget thread: %s", strerror(rc));
+        return -1;
+    }
+    pthread_setname_np(thread, "tf-budget");
+    running = 1;
+    return 0;
+}
+
+/* Lock held; returns with it. */
+static void stop(void)
+{
+    stopping = 1;
+    pthread_cond_signal(&wake);
+    pthread_mutex_unlock(&bg_lock);
+    pthread_join(thread, NULL);
+    pthread_mutex_lock(&bg_lock);
+    running = 0;
+}
+
+static void make_cond(void)
+{
+    pthread_condattr_t a;
+    pthread_condattr_init(&a);
+    pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+    pthread_cond_init(&wake, &a);
+    pthread_condattr_destroy(&a);
+}
+
+/* At exit: no more decisions, and the functions are named. */
+static void at_exit(void)
+{
+    pthread_mutex_lock(&bg_lock);
+    quitting = 1;
+    pthread_mutex_unlock(&bg_lock);
+    bg_say_at_exit();
+}
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static void first_start(void)
+{
+    make_cond();
+    atexit(at_exit);
+}
+
+/* Lock held: every function switched off follows the selection again. */
+static void give_all_back(void)
+{
+    double now = now_s();
+    for (uint32_t i = 0; i < bg_nfns; i++)
+        if (bg_fns[i].state != BG_ON) {
+            bg_fns[i].state = BG_ON;
+            bg_fns[i].back_at = now;
+        }
+    tf__registry_unshed_all();
+}
+
+/* One change at a time, by the thread named in changer, with bg_lock free
+ * while the registry makes monitors (foreign code: .lock.foreign). */
+static pid_t changer;
+static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
+
+/* Lock held: a new budget for a running one. What was switched off may be
+ * tried again at once, paid from what the new budget leaves unused. */
+static void change(double b)
+{
+    budget = b;
+    credit = 0;
+    for (uint32_t i = 0; i < bg_nfns; i++)
+        if (bg_fns[i].state == BG_SHED)
+            bg_fns[i].strikes = 0, bg_fns[i].until = 0;
+}
+
+int bg_set(double b, char *why, size_t len)
+{
+    pthread_once(&once, first_start);
+    pthread_mutex_lock(&bg_lock);
+    while (changer)
+        pthread_cond_wait(&changed, &bg_lock);
+    changer = gettid();
+    int rc = 0, was = budget > 0;
+    if (b > 0 && was) {
+        change(b);
+    } else if (b > 0) {
+        tf__clock_init(); /* its rate is calibrated from now on */
+        pthread_mutex_unlock(&bg_lock);
+        tf__registry_meter(bg_factory());
+        pthread_mutex_lock(&bg_lock);
+        budget = b;
+        start_ns = tf__clock_mono_ns();
+        hooks_total = useful_total = last_over = credit = 0;
+        if ((rc = start(why, len)) != 0)
+            budget = 0;
+    } else if (was) {
+        stop();
+        budget = 0;
+        give_all_back();
+    }
+    if ((b > 0) != was && budget == 0) {
+        pthread_mutex_unlock(&bg_lock);
+        tf__registry_meter(NULL);
+        pthread_mutex_lock(&bg_lock);
+    }
+    changer = 0;
+    pthread_cond_broadcast(&changed);
+    pthread_mutex_unlock(&bg_lock);
+    return rc;
+}
+
+void bg_get(bg_totals *out)
+{
+    pthread_mutex_lock(&bg_lock);
+    *out = (bg_totals){budget, hooks_total, useful_total, last_over, budget > 0 ? now_s() : 0,
+                       0};
+    for (uint32_t i = 0; i < bg_nfns; i++)
+        out->measured += bg_fns[i].tu && (bg_fns[i].traced || bg_fns[i].ever);
+    pthread_mutex_unlock(&bg_lock);
+}
+
+/* ---- start-up and fork ------------------------------------------------------------------ */
+
+void tf__budget_init(void)
+{
+    const char *v = tf__config_get("TF_BUDGET");
+    double b;
+    char why[256];
+    if (v && bg_parse(v, &b, why, sizeof why) == NULL && b > 0 && bg_set(b, why, sizeof why) != 0)
+        fprintf(stderr, "tf: TF_BUDGET: %s\n", why);
+}
+
+/* runtime/locks.h's row budget: bg_lock. The child makes it anew, and the
+ * budget thread too if one ran (it judges the child's own calls). */
+void tf__budget_fork(int phase)
+{
+    if (phase == TF_FORK_PREPARE) {
+        pthread_mutex_lock(&bg_lock);
+        return;
+    }
+    pthread_mutex_unlock(&bg_lock);
+    if (phase != TF_FORK_CHILD)
+        return;
+    if (changer != gettid())
+        changer = 0;
+    pthread_cond_init(&changed, NULL);
+    make_cond();
+    bg_threads_fork_child();
+    if (!running)
+        return;
+    running = 0;
+    char why[256];
+    pthread_mutex_lock(&bg_lock);
+    if (start(why, sizeof why) != 0)
+        fprintf(stderr, "tf: budget: in the child %ld: %s\n", (long)getpid(), why);
+    pthread_mutex_unlock(&bg_lock);
+}

@@ -1,0 +1,227 @@
+/*
+ * meter.c: the layer around every holder's monitor while a budget runs
+ * (.budget.meter). The generated code calls the meter's hooks; they count
+ * the call in the thread's own counter of the function (.budget.count) and
+ * pass every event on to the monitor they wrap, the composition of what is
+ * registered. One call in about 64 (a random interval, so a loop calling
+ * functions in a fixed order does not always sample the same one) is
+ * sampled (.budget.sample): the clock is read around the wrapped enter and
+ * exit, which gives what the monitors cost for this function and how long
+ * its body ran between them.
+ *
+ * Hooks obey runtime/internal.h: no malloc (records and chunks come from
+ * pages.c), no lock, errno kept (pages.c keeps it), no floating point; the
+ * stack position the wrapped monitors see is the monitored function's
+ * (tf__hook_sp), as compose.c passes it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "budget.h"
+#include "../clock.h"
+
+uint64_t bg_cost_cap = UINT64_MAX;
+
+typedef struct bg_meter {
+    tf_monitor base;
+    tf_monitor *inner;
+    bg_tu *range;
+    uint32_t first, n;   /* the TU's global indices */
+} bg_meter;
+
+#define METER(self) ((bg_meter *)(self))
+
+/* Around each wrapped call: the wrapped monitors see the hook's stack
+ * position, not the meter's. */
+#define PASS_ON(op, ...)                                                       \
+    do {                                                                       \
+        uintptr_t outer = tf__hook_sp;                                         \
+        tf__hook_sp = TF_CALLER_SP();                                          \
+        METER(self)->inner->ops->op(METER(self)->inner, __VA_ARGS__);          \
+        tf__hook_sp = outer;                                                   \
+    } while (0)
+
+static uint32_t next_interval(bg_thread *t)
+{
+    uint32_t x = t->rng;
+    x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+    t->rng = x;
+    return 32 + x % 64;
+}
+
+/* The sampled call's entry: frames deeper than it are gone (a longjmp left
+ * them), and when all BG_OPEN are taken the oldest is forgotten. Index k is
+ * read once and bounded: a signal handler's calls may push and pop
+ * meanwhile, which at worst loses a sample. */
+static void push(bg_thread *t, const bg_open *o)
+{
+    int k = t->nopen;
+    while (k > 0 && k <= (int)BG_OPEN && t->open[k - 1].sp < o->sp)
+        k--;
+    if (k < 0 || k > (int)BG_OPEN)
+        k = 0;
+    if (k == (int)BG_OPEN) {
+        memmove(&t->open[0], &t->open[1], (BG_OPEN - 1) * sizeof t->open[0]);
+        k--;
+    }
+    t->open[k] = *o;
+    t->nopen = k + 1;
+}
+
+TF_COLD static void sampled_enter(bg_meter *m, bg_thread *t, int id, const tf_args *args,
+                                  uintptr_t sp)
+{
+    t->countdown = next_interval(t);
+    uint64_t t0 = tf__clock_now();
+    m->inner->ops->enter(m->inner, id, args);
+    uint64_t t1 = tf__clock_now();
+    bg_open o = {m, id, m->first + (uint32_t)id, sp, t1, t1 - t0};
+    push(t, &o);
+}
+
+static void m_enter(tf_monitor *self, int id, const tf_args *args)
+{
+    bg_meter *m = METER(self);
+    uintptr_t outer = tf__hook_sp, sp = TF_CALLER_SP();
+    tf__hook_sp = sp;
+    bg_thread *t = bg_me;
+    uint32_t i = m->first + (uint32_t)id;
+    bg_count *c = __builtin_expect(t != NULL, 1) && (uint32_t)id < m->n ? bg_own_count(t, i) : NULL;
+    if (__builtin_expect(!c, 0) && (uint32_t)id < m->n) {
+        c = bg_count_make(i);
+        t = bg_me;
+    }
+    if (__builtin_expect(c != NULL, 1)) {
+        BG_SET(c->calls, BG_GET(c->calls) + 1);
+        if (__builtin_expect(--t->countdown == 0, 0)) {
+            sampled_enter(m, t, id, args, sp);
+            tf__hook_sp = outer;
+            return;
+        }
+    }
+    m->inner->ops->enter(m->inner, id, args);
+    tf__hook_sp = outer;
+}
+
+TF_COLD static void sampled_exit(bg_meter *m, bg_thread *t, int k, int id, const tf_value *result)
+{
+    bg_open o = t->open[k];
+    t->nopen = k;
+    uint64_t t2 = tf__clock_now();
+    m->inner->ops->exit(m->inner, id, result);
+    uint64_t t3 = tf__clock_now();
+    bg_count *c = bg_own_count(t, o.index);
+    if (!c)
+        return;
+    uint64_t cost = o.cost + (t3 - t2), cap = __atomic_load_n(&bg_cost_cap, __ATOMIC_RELAXED);
+    BG_SET(c->samples, BG_GET(c->samples) + 1);
+    BG_SET(c->cost, BG_GET(c->cost) + (cost < cap ? cost : cap));
+    BG_SET(c->span, BG_GET(c->span) + (t2 > o.t1 ? t2 - o.t1 : 0));
+}
+
+static void m_exit(tf_monitor *self, int id, const tf_value *result)
+{
+    bg_meter *m = METER(self);
+    uintptr_t outer = tf__hook_sp, sp = TF_CALLER_SP();
+    tf__hook_sp = sp;
+    bg_thread *t = bg_me;
+    int k = t ? t->nopen - 1 : -1;
+    if (k >= 0 && k < (int)BG_OPEN && t->open[k].meter == m && t->open[k].id == id &&
+        t->open[k].sp == sp)
+        sampled_exit(m, t, k, id, result);
+    else
+        m->inner->ops->exit(m->inner, id, result);
+    tf__hook_sp = outer;
+}
+
+static void m_info(tf_monitor *self, const tf_args *args, int caller, int id, tf_tp_type tp)
+{
+    PASS_ON(info, args, caller, id, tp);
+}
+
+static void m_exception(tf_monitor *self, int id, const tf_exception *exc)
+{
+    PASS_ON(exception, id, exc);
+}
+
+static void m_clear(tf_monitor *self)
+{
+    tf_monitor *in = METER(self)->inner;
+    if (in->ops->clear)
+        in->ops->clear(in);
+}
+
+static void m_destroy(tf_monitor *self)
+{
+    bg_meter *m = METER(self);
+    if (m->inner->ops->destroy)
+        m->inner->ops->destroy(m->inner);
+    if (m->range)
+        bg_tu_put(m->range);
+    free(m);
+}
+
+/* [1] around monitors that read no values (TF_OPS_NO_VALUES): the generated
+ * code still skips building them. */
+static const tf_monitor_ops meter_ops[2] = {
+    {m_enter, m_info, m_exit, m_exception, m_clear, m_destroy, 0},
+    {m_enter, m_info, m_exit, m_exception, m_clear, m_destroy, TF_OPS_NO_VALUES},
+};
+
+/* The meter is made by tf__budget_make around the others, never as a part
+ * of a composition. */
+static tf_monitor *create(tf_factory *self, const tf_tu *tu)
+{
+    return NULL;
+}
+
+static tf_factory factory = {"budget", create, TF_FACTORY_NO_GUARD};
+
+tf_factory *bg_factory(void)
+{
+    return &factory;
+}
+
+tf_monitor *bg_meter_wrap(tf_monitor *inner, const tf_tu *tu)
+{
+    bg_meter *m = calloc(1, sizeof *m);
+    if (!m)
+        return NULL;
+    if (!(m->range = bg_tu_get(tu))) {
+        free(m);
+        return NULL;
+    }
+    m->base.ops = &meter_ops[inner->ops->flags & TF_OPS_NO_VALUES ? 1 : 0];
+    m->base.tu = tu;
+    m->base.factory = &factory;
+    m->inner = inner;
+    m->first = m->range->first;
+    m->n = m->range->n;
+    return &m->base;
+}
+
+tf_monitor *tf__budget_make(tf_factory *const *fs, size_t n, const tf_tu *tu)
+{
+    if (!n || fs[n - 1] != &factory)
+        return tf__compose_create(fs, n, tu);
+    tf_monitor *inner = tf__compose_create(fs, n - 1, tu);
+    tf_monitor *m = inner ? bg_meter_wrap(inner, tu) : NULL;
+    if (inner && !m) { /* traced as asked, only not measured: said at exit */
+        pthread_mutex_lock(&bg_lock);
+        bg_unmeasured += tu->nnames;
+        pthread_mutex_unlock(&bg_lock);
+        return inner;
+    }
+    return m;
+}
+
+tf_monitor *tf__budget_inner(tf_monitor *m)
+{
+    return m && (m->ops == &meter_ops[0] || m->ops == &meter_ops[1]) ? METER(m)->inner : m;
+}
+
+uint32_t bg_meter_first(const tf_monitor *m)
+{
+    return ((const bg_meter *)m)->first;
+}
