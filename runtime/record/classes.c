@@ -411,7 +411,7 @@ uint32_t rc_counters_class(void)
 #define DOUBLE_T "\t\tfloating_point { exp_dig = 11; mant_dig = 53; align = 8; }"
 static const char budget_fields[] =
     DOUBLE_T " _calls_per_s;\n" DOUBLE_T " _ns_per_call;\n" DOUBLE_T " _share_pct;\n"
-    DOUBLE_T " _overhead_pct;\n" DOUBLE_T " _budget_pct;\n\t\tstring _func;\n\t\tstring _action;\n";
+    DOUBLE_T " _overhead_pct;\n" DOUBLE_T " _budget_pct;\n\t\tstring _function;\n\t\tstring _action;\n";
 
 uint32_t rc_budget_class(void)
 {

@@ -36,7 +36,10 @@ typedef struct td_output {
     int (*event)(void *self, const td_event *e); /* nonzero: stop, a write failed */
     int (*finish)(void *self);                   /* also after damage; nonzero: failed */
     /* tf:counters, the watchdog's resource samples: e->args are the counters
-     * by name (unsigned), func is "counters". NULL: the output shows none. */
+     * by name (unsigned), func is "counters"; and tf:budget, a decision of
+     * the overhead budget: func is "budget", e->args its fields (numbers,
+     * then the function and the action as strings). NULL: the output shows
+     * neither. */
     int (*counters)(void *self, const td_event *e);
 } td_output;
 
