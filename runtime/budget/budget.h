@@ -59,6 +59,8 @@ typedef struct bg_thread {
     uint32_t countdown;      /* calls until the next sampled one */
     uint32_t rng;            /* xorshift state: sampling intervals of 32 to 95 calls */
     int nopen;
+    const void *top_meter;   /* open[nopen - 1]'s meter and id (NULL: none open), */
+    int32_t top_id;          /* so that an exit checks two words */
     bg_open open[BG_OPEN];
     bg_count *chunk[BG_CHUNKS];
 } bg_thread;
@@ -96,6 +98,8 @@ tf_factory *bg_factory(void);
 extern uint64_t bg_cost_cap;
 /* What calibration measures: the meter's hooks around an empty monitor. */
 tf_monitor *bg_meter_wrap(tf_monitor *inner, const tf_tu *tu);
+/* 1 if the meters use the fast hooks (the compiler made their jumps). */
+int bg_meter_fast(void);
 /* The global index of function 0 of a meter's TU. */
 uint32_t bg_meter_first(const tf_monitor *m);
 

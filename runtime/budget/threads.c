@@ -25,6 +25,7 @@ static void release(void *p)
     bg_thread *t = p;
     bg_me = NULL; /* a later destructor's monitored call claims a record again */
     t->nopen = 0;
+    t->top_meter = NULL;
     __atomic_store_n(&t->used, 0, __ATOMIC_RELEASE);
 }
 
@@ -73,6 +74,7 @@ static bg_thread *claim(void)
         t->rng = (uint32_t)gettid() * 2654435761u | 1u;
         t->countdown = 1 + t->rng % 64;
         t->nopen = 0;
+        t->top_meter = NULL;
         pthread_setspecific(key, t); /* libtf's early key: no malloc */
         bg_me = t;
     }
@@ -116,6 +118,7 @@ void bg_threads_fork_child(void)
     for (bg_thread *t = bg_threads(); t; t = t->next)
         if (t != bg_me) {
             t->nopen = 0;
+            t->top_meter = NULL;
             t->used = 0;
         }
 }
