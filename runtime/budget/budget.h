@@ -110,6 +110,8 @@ typedef struct bg_tu {
     uint32_t first, n;   /* global indices [first, first + n) */
     int refs;            /* meters alive for it; 0: unloaded, its range free again */
     int slotted;         /* TF_TU_ABI 3: its functions can be switched off one by one */
+    char *file;          /* tu->file and a hash of its names: the same code loaded */
+    uint64_t hash;       /* again takes this range back (funcs.c) */
 } bg_tu;
 
 enum bg_state { BG_ON, BG_SHED, BG_TRIAL };
@@ -155,6 +157,9 @@ bg_tu *bg_tu_get(const tf_tu *tu);
 /* A meter of t went away; at 0 its range is free for a TU of the same size
  * (what was decided stays until then). */
 void bg_tu_put(bg_tu *t);
+/* fn is to be switched off (SHED) or on in the registry at the next window
+ * (judge.c). */
+void bg_note_change(bg_fn *fn);
 /* "<tu>.<name>" of fn, into out. */
 void bg_fn_name(const bg_fn *fn, char *out, size_t len);
 

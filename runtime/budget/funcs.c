@@ -5,9 +5,11 @@
  * A TU gets a contiguous range of indices, one per name, when its first
  * meter is made; the range stays its own while any of its meters lives
  * (the registry keeps a TU's monitors until it is unloaded). Then the range
- * is free for the next TU of the same size (dlopen and dlclose of one
- * library in a loop reuse one range), whose first window takes the sums
- * left in the counters as its zero.
+ * is free for the next TU of the same size, first for the same code: a TU
+ * of the same file and names (a library loaded again) takes its range back
+ * with what was decided for it, so dlopen and dlclose in a loop neither grow
+ * the ranges nor pay again for what was switched off (.budget.reload). Any
+ * other TU's first window takes the sums left in the counters as its zero.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -42,12 +44,37 @@ static int grow_fns(uint32_t need)
     return 0;
 }
 
-/* Lock held: a range for tu, a free one of its size if there is one. */
-static bg_tu *new_range(const tf_tu *tu)
+/* The TU's names, hashed (FNV-1a): its code, as far as the budget cares. */
+static uint64_t names_hash(const tf_tu *tu)
 {
+    uint64_t h = 14695981039346656037ull;
+    for (uint32_t i = 0; i < tu->nnames; i++)
+        for (const unsigned char *c = (const unsigned char *)tu->names[i].name;; c++) {
+            h = (h ^ *c) * 1099511628211ull;
+            if (!*c)
+                break;
+        }
+    return h;
+}
+
+static int same_code(const bg_tu *t, const tf_tu *tu, uint64_t hash)
+{
+    return t->file && strcmp(t->file, tu->file) == 0 && t->hash == hash;
+}
+
+/* Lock held: a range for tu, a free one of its size if there is one: the
+ * one of the same code first. */
+static bg_tu *new_range(const tf_tu *tu, uint64_t hash)
+{
+    bg_tu *any = NULL;
     for (bg_tu *t = bg_tus; t; t = t->next)
-        if (t->refs == 0 && t->n == tu->nnames)
-            return t;
+        if (t->refs == 0 && t->n == tu->nnames) {
+            if (same_code(t, tu, hash))
+                return t;
+            any = any ? any : t;
+        }
+    if (any)
+        return any;
     bg_tu *t = calloc(1, sizeof *t);
     if (!t || grow_fns(bg_nfns + tu->nnames) != 0) {
         free(t);
@@ -80,14 +107,36 @@ static void keep_gone(const bg_fn *f)
     bg_gone_list = g;
 }
 
+/* Lock held: the same code again. Its counters go on counting its
+ * functions; what was switched off is switched off again at the next
+ * window, what was on trial is on. */
+static void take_back(bg_tu *t)
+{
+    for (uint32_t id = 0; id < t->n; id++) {
+        bg_fn *f = &bg_fns[t->first + id];
+        if (f->tu && f->state == BG_SHED)
+            bg_note_change(f);
+        else if (f->tu)
+            f->state = BG_ON;
+    }
+}
+
 bg_tu *bg_tu_get(const tf_tu *tu)
 {
+    uint64_t hash = names_hash(tu);
     pthread_mutex_lock(&bg_lock);
     bg_tu *t = bg_tus;
     while (t && !(t->refs > 0 && t->tu == tu))
         t = t->next;
-    if (!t && (t = new_range(tu))) {
+    if (!t && (t = new_range(tu, hash)) && same_code(t, tu, hash)) {
+        t->tu = tu;
+        take_back(t);
+    } else if (t && t->refs == 0) {
         int reused = t->tu != NULL;
+        char *file = strdup(tu->file);
+        free(t->file);
+        t->file = file; /* NULL if out of memory: then never the same code */
+        t->hash = hash;
         t->tu = tu;
         t->slotted = slotted(tu);
         for (uint32_t id = 0; id < t->n; id++) {

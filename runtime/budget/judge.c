@@ -115,8 +115,10 @@ struct change {
 static struct change *changes;
 static size_t nchanges, capchanges;
 
-static void note_change(bg_fn *f)
+void bg_note_change(bg_fn *f)
 {
+    if (running) /* at once: a library loaded again runs what was switched off */
+        pthread_cond_signal(&wake);
     if (nchanges == capchanges) {
         size_t cap = capchanges ? 2 * capchanges : 64;
         struct change *c = realloc(changes, cap * sizeof *c);
@@ -176,7 +178,7 @@ static void shed(bg_fn *f, double secs, const bg_est *e, double useful, double n
     f->share = e->cost_ns / useful;
     f->at = now;
     f->until = now + fmin(ldexp(1, f->strikes), QUARANTINE_MAX_S);
-    note_change(f);
+    bg_note_change(f);
 }
 
 /* ---- one window ------------------------------------------------------------------- */
@@ -238,8 +240,11 @@ static size_t estimate(bg_est *v, uint32_t n, double *fixed, double *hooks)
         *hooks += f->win_ns;
         if (!calls)
             continue;
-        if (f->state == BG_SHED || !f->tu->slotted) {
-            *fixed += f->win_ns; /* calls already on their way when it was switched off */
+        if (f->state == BG_SHED) /* calls on their way when it was switched off, or
+                                  * of a library loaded again, switched off next */
+            continue;
+        if (!f->tu->slotted) {
+            *fixed += f->win_ns;
             continue;
         }
         double span = t.samples ? (double)t.span / (double)t.samples * calib.ns_per_tick : -1;
@@ -271,7 +276,7 @@ static void try_again(uint32_t n, double useful, double over)
     for (size_t i = 0; i < k && v[i]->share * useful <= credit; i++) {
         credit -= v[i]->share * useful;
         v[i]->state = BG_TRIAL;
-        note_change(v[i]);
+        bg_note_change(v[i]);
         bg_record(v[i], "trial", v[i]->rate, v[i]->ns_per_call, v[i]->share, over, budget);
     }
     free(v);
@@ -279,6 +284,8 @@ static void try_again(uint32_t n, double useful, double over)
 
 static void judge(void)
 {
+    if (nchanges) /* a library loaded again: what was switched off in it */
+        apply_changes();
     uint64_t wall = tf__clock_mono_ns();
     double cpu = clock_ns(CLOCK_PROCESS_CPUTIME_ID), own = clock_ns(CLOCK_THREAD_CPUTIME_ID);
     double dcpu = cpu - win.cpu;
