@@ -98,6 +98,9 @@ tf_factory *bg_factory(void);
 extern uint64_t bg_cost_cap;
 /* What calibration measures: the meter's hooks around an empty monitor. */
 tf_monitor *bg_meter_wrap(tf_monitor *inner, const tf_tu *tu);
+/* A meter of libtf's own (calibration, probe): its TU is no function of
+ * the program's, never counted as measured. */
+void bg_meter_internal(tf_monitor *m);
 /* 1 if the meters use the fast hooks (the compiler made their jumps). */
 int bg_meter_fast(void);
 /* The global index of function 0 of a meter's TU. */
@@ -110,6 +113,7 @@ typedef struct bg_tu {
     uint32_t first, n;   /* global indices [first, first + n) */
     int refs;            /* meters alive for it; 0: unloaded, its range free again */
     int slotted;         /* TF_TU_ABI 3: its functions can be switched off one by one */
+    int internal;        /* the calibration's or the probe's: measures nothing of the program */
     char *file;          /* tu->file and a hash of its names: the same code loaded */
     uint64_t hash;       /* again takes this range back (funcs.c) */
 } bg_tu;

@@ -88,6 +88,7 @@ void bg_calibrate(bg_calib *c)
     tf_monitor *m = bg_meter_wrap(&empty, &calib_tu);
     if (!m)
         return;
+    bg_meter_internal(m);
     double floor = INFINITY, unused = INFINITY;
     double off = per_call(NULL, &unused), on = per_call(m, &floor);
     if (on > off)

@@ -26,13 +26,14 @@ const char *bg_parse(const char *text, double *out, char *why, size_t len)
         return NULL;
     }
     double v = 0, scale = 1;
-    size_t i = 0, digits = 0;
-    for (; isdigit((unsigned char)text[i]) && digits < 12; i++, digits++)
-        v = v * 10 + (text[i] - '0');
-    if (digits && text[i] == '.')
-        for (i++; isdigit((unsigned char)text[i]) && digits < 12; i++, digits++)
+    size_t i = 0, ints = 0, decimals = 0;
+    for (; isdigit((unsigned char)text[i]); i++, ints++)
+        v = v < 1e6 ? v * 10 + (text[i] - '0') : v; /* past the range anyway */
+    int dot = ints && text[i] == '.';
+    if (dot)
+        for (i++; isdigit((unsigned char)text[i]); i++, decimals++)
             v += (text[i] - '0') * (scale /= 10);
-    if (!digits || text[i] != '%' || text[i + 1]) {
+    if (!ints || (dot && !decimals) || text[i] != '%' || text[i + 1]) {
         snprintf(why, len, "is not a percentage: a number and '%%', e.g. 5%%");
         return why;
     }

@@ -138,6 +138,7 @@ bg_tu *bg_tu_get(const tf_tu *tu)
         t->file = file; /* NULL if out of memory: then never the same code */
         t->hash = hash;
         t->tu = tu;
+        t->internal = 0;
         t->slotted = slotted(tu);
         for (uint32_t id = 0; id < t->n; id++) {
             bg_fn *f = &bg_fns[t->first + id];

@@ -504,8 +504,17 @@ void bg_get(bg_totals *out)
     pthread_mutex_lock(&bg_lock);
     *out = (bg_totals){budget, hooks_total, useful_total, last_over, budget > 0 ? now_s() : 0,
                        0};
+    /* the counters now, not as of the last window (a program that waits
+     * closes none) */
+    uint32_t n = bg_nfns < BG_MAX_FUNCS ? bg_nfns : BG_MAX_FUNCS;
+    if (grow_sums(n) == 0) {
+        memset(sums, 0, n * sizeof *sums);
+        bg_threads_sum(sums, n);
+    }
     for (uint32_t i = 0; i < bg_nfns; i++)
-        out->measured += bg_fns[i].tu && (bg_fns[i].traced || bg_fns[i].ever);
+        out->measured += bg_fns[i].tu && !bg_fns[i].tu->internal &&
+                         (bg_fns[i].ever || bg_fns[i].traced ||
+                                          (i < n && sums && sums[i].calls > bg_fns[i].zero.calls));
     pthread_mutex_unlock(&bg_lock);
 }
 

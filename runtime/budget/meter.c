@@ -322,6 +322,7 @@ static void probe_fast(void)
     tf_monitor *m = wrap(&p, &probe_tu, 1);
     if (!m)
         return;
+    bg_meter_internal(m);
     m->ops->enter(m, 0, NULL); /* the thread's counters exist from here on */
     m->ops->exit(m, 0, NULL);
     fast_ok = same_sp(&p, m, 0) && same_sp(&p, m, 1);
@@ -358,6 +359,13 @@ tf_monitor *tf__budget_make(tf_factory *const *fs, size_t n, const tf_tu *tu)
 tf_monitor *tf__budget_inner(tf_monitor *m)
 {
     return m && is_meter(m) ? METER(m)->inner : m;
+}
+
+void bg_meter_internal(tf_monitor *m)
+{
+    pthread_mutex_lock(&bg_lock);
+    METER(m)->range->internal = 1;
+    pthread_mutex_unlock(&bg_lock);
 }
 
 uint32_t bg_meter_first(const tf_monitor *m)
