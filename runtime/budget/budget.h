@@ -187,9 +187,9 @@ typedef struct bg_est {
     int shed;            /* out: switch it off */
 } bg_est;
 /* Marks in v the functions to switch off, cheapest to lose first, until the
- * hooks of the rest cost at most budget * useful_ns (with fixed_ns that
- * nothing switches off); returns the cost left. */
-double bg_choose(bg_est *v, size_t n, double budget, double useful_ns, double fixed_ns);
+ * hooks of the rest cost at most allowed_ns (with fixed_ns that nothing
+ * switches off); returns the cost left. */
+double bg_choose(bg_est *v, size_t n, double allowed_ns, double fixed_ns);
 
 /* The budget (fraction: 0.05 for 5%); 0: off. Starts, changes or stops the
  * budget thread and the meter; 0, or -1 and why. */
