@@ -126,7 +126,6 @@ typedef struct bg_fn {
     int fresh;           /* the range was reused: the next window takes its sums as zero */
     bg_count zero;       /* the sums when the range began */
     bg_count seen;       /* the sums at the last window */
-    uint64_t traced;     /* calls metered while on */
     double win_ns;       /* the hooks' cost in the last window */
     /* the budget's decision (.budget.shed, .budget.readmit) */
     enum bg_state state;
@@ -201,6 +200,7 @@ typedef struct bg_totals {
     double last_over;               /* the last window's hooks / own time */
     double since;                   /* seconds the budget has run */
     uint32_t measured;              /* functions metered so far */
+    uint64_t traced;                /* calls metered: their hooks ran */
 } bg_totals;
 void bg_get(bg_totals *out);
 

@@ -235,8 +235,6 @@ static size_t estimate(bg_est *v, uint32_t n, double *fixed, double *hooks)
         bg_count t = total_of(f, i);
         double pc = per_call_ns(&t, avg);
         f->win_ns = (double)calls * pc;
-        if (f->state != BG_SHED)
-            f->traced += calls;
         *hooks += f->win_ns;
         if (!calls)
             continue;
@@ -511,7 +509,7 @@ void bg_get(bg_totals *out)
 {
     pthread_mutex_lock(&bg_lock);
     *out = (bg_totals){budget, hooks_total, useful_total, last_over, budget > 0 ? now_s() : 0,
-                       0};
+                       0, 0};
     /* the counters now, not as of the last window (a program that waits
      * closes none) */
     uint32_t n = bg_nfns < BG_MAX_FUNCS ? bg_nfns : BG_MAX_FUNCS;
@@ -519,10 +517,18 @@ void bg_get(bg_totals *out)
         memset(sums, 0, n * sizeof *sums);
         bg_threads_sum(sums, n);
     }
-    for (uint32_t i = 0; i < bg_nfns; i++)
-        out->measured += bg_fns[i].tu && !bg_fns[i].tu->internal &&
-                         (bg_fns[i].ever || bg_fns[i].traced ||
-                                          (i < n && sums && sums[i].calls > bg_fns[i].zero.calls));
+    for (uint32_t i = 0; i < bg_nfns; i++) {
+        const bg_fn *f = &bg_fns[i];
+        if (!f->tu || f->tu->internal || f->fresh)
+            continue;
+        uint64_t calls = (i < n && sums ? sums[i].calls : f->seen.calls) - f->zero.calls;
+        out->measured += f->ever || calls;
+        out->traced += calls;
+    }
+    for (bg_gone *g = bg_gone_list; g; g = g->next) {
+        out->measured++;
+        out->traced += g->fn.seen.calls - g->fn.zero.calls;
+    }
     pthread_mutex_unlock(&bg_lock);
 }
 

@@ -127,9 +127,10 @@ void bg_say_at_exit(void)
     const bg_fn **v = deselected(&n);
     if (v)
         qsort(v, n, sizeof *v, by_share);
-    fprintf(stderr, "tf: budget %s: the hooks and the budget's thread took %.1f%% of the program's own time (%.3f s of %.3f s CPU); ",
+    fprintf(stderr, "tf: budget %s: the hooks and the budget's thread took %.1f%% of the program's own time "
+                    "(%.3f s of %.3f s CPU; %llu calls traced); ",
             t.budget > 0 ? b : "off", t.useful_ns > 0 ? t.hooks_ns / t.useful_ns * 100 : 0,
-            t.hooks_ns / 1e9, (t.hooks_ns + t.useful_ns) / 1e9);
+            t.hooks_ns / 1e9, (t.hooks_ns + t.useful_ns) / 1e9, (unsigned long long)t.traced);
     if (n)
         fprintf(stderr, "%zu of %u functions measured were deselected, most costly first:\n", n,
                 t.measured);

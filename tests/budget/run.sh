@@ -45,11 +45,21 @@ expect_lines() {
 
 # count_of CSV FUNCTION: calls of <tu>.<name> in a timing report in CSV (0 if absent)
 count_of() { awk -F, -v f="$2" '$1 == f { n = $6 } END { print n + 0 }' "$1"; }
+# all_calls CSV: the calls of every function in it
+all_calls() { awk -F, 'NR > 1 && $4 == "function" { n += $6 } END { print n + 0 }' "$1"; }
+# same_calls NAME ERR CSV: the calls traced that the budget's exit line in ERR
+# counts are the calls the timing monitor timed: both see every call that
+# went through the slot, and nothing else.
+same_calls() {
+    local said
+    said=$(sed -nE 's/^tf: budget .*; ([0-9]+) calls traced\).*/\1/p' "$2")
+    [ "$said" = "$(all_calls "$3")" ] || fail "$1: the exit line counts $said calls traced, the report $(all_calls "$3")"
+}
 
 # The exit lines' shapes (runtime/budget/report.c).
 NUM='[0-9]+(\.[0-9]+)?'
 head_re() { # head_re BUDGET DESELECTED MEASURED
-    echo "tf: budget $1: the hooks and the budget's thread took $NUM% of the program's own time \($NUM s of $NUM s CPU\); $2 of $3 functions measured were deselected, most costly first:"
+    echo "tf: budget $1: the hooks and the budget's thread took $NUM% of the program's own time \($NUM s of $NUM s CPU; [0-9]+ calls traced\); $2 of $3 functions measured were deselected, most costly first:"
 }
 fn_re() { # fn_re NAME [TAIL]: a deselected function's line
     echo "tf:   $1: $NUM[kM]? calls/s, $NUM ns a call: $NUM% of the program's own time; deselected at $NUM s${2:-}"

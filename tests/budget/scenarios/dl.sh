@@ -13,3 +13,4 @@ for f in budlib.lib_spin budapp.slow; do
 done
 n=$(count_of r.csv budlib.lib_tiny)
 [ "$n" -gt 0 ] && [ "$n" -lt 20000000 ] || fail "lib_tiny: $n calls timed: not deselected"
+same_calls dl d.err r.csv

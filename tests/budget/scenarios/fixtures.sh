@@ -37,7 +37,7 @@ fixture() {
         fail "$name: stderr changed by the budget"
     grep '^tf: budget ' "$name/budget.err" > "$name/budget.line"
     expect_lines "$name: budget" "$name/budget.line" \
-        "tf: budget 1000%: the hooks and the budget's thread took $NUM% of the program's own time \($NUM s of $NUM s CPU\); no function was deselected \([0-9]+ measured\)"
+        "tf: budget 1000%: the hooks and the budget's thread took $NUM% of the program's own time \($NUM s of $NUM s CPU; [0-9]+ calls traced\); no function was deselected \([0-9]+ measured\)"
     [ -s "$name/plain.sorted" ] || fail "$name: no trace at all"
 }
 fixture longjmp "$cc" longjmp.c

@@ -15,6 +15,7 @@ for f in spin slow; do
 done
 n=$(count_of r.csv budapp.tiny)
 [ "$n" -gt 0 ] && [ "$n" -lt 60000000 ] || fail "tiny: $n calls timed: not deselected"
+same_calls hot hot.err r.csv
 
 # The same with monitors of other costs: the tracer, the recorder with values.
 for m in tracer record; do

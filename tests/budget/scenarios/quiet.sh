@@ -34,5 +34,5 @@ for v in 0.1% 1000%; do
     TF_BUDGET=$v "$app" hot 1 > e.out 2> e.err || fail "budapp with TF_BUDGET=$v: exit status $?"
     expect_lines "budget $v" e.out 'sum 104999750000' 'budget thread: yes'
     expect_lines "budget $v, nothing registered" e.err \
-        "tf: budget ${v//./\\.}: the hooks and the budget's thread took $NUM% of the program's own time \($NUM s of $NUM s CPU\); no function was deselected \(0 measured\)"
+        "tf: budget ${v//./\\.}: the hooks and the budget's thread took $NUM% of the program's own time \($NUM s of $NUM s CPU; [0-9]+ calls traced\); no function was deselected \(0 measured\)"
 done

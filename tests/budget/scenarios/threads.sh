@@ -8,3 +8,4 @@ expect_lines threads-err t.err "$(head_re 5% 1 3)" "$(fn_re 'budapp\.tiny')"
 for f in spin slow; do
     [ "$(count_of r.csv budapp.$f)" = 300 ] || fail "$f: $(count_of r.csv budapp.$f) calls timed, not 300"
 done
+same_calls threads t.err r.csv
