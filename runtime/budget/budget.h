@@ -166,7 +166,7 @@ void bg_note_change(bg_fn *fn);
 /* "<tu>.<name>" of fn, into out. */
 void bg_fn_name(const bg_fn *fn, char *out, size_t len);
 
-/* ---- the budget thread (judge.c) ----------------------------------------------- */
+/* ---- the budget thread (calib.c, judge.c, budget.c) ----------------------------- */
 /* The hooks' cost model, measured once by the budget thread (calib.c). */
 typedef struct bg_calib {
     double ns_per_tick;
@@ -190,9 +190,6 @@ typedef struct bg_est {
  * switches off); returns the cost left. */
 double bg_choose(bg_est *v, size_t n, double allowed_ns, double fixed_ns);
 
-/* The budget (fraction: 0.05 for 5%); 0: off. Starts, changes or stops the
- * budget thread and the meter; 0, or -1 and why. */
-int bg_set(double budget, char *why, size_t len);
 /* The budget now (0: off) and, if running, the totals so far. */
 typedef struct bg_totals {
     double budget;
@@ -202,6 +199,27 @@ typedef struct bg_totals {
     uint32_t measured;              /* functions metered so far */
     uint64_t traced;                /* calls metered: their hooks ran */
 } bg_totals;
+
+/* judge.c, all under bg_lock: a window (the budget as a fraction; its
+ * thread calls it every 5 to 50 ms); the first window's start; the cost
+ * model once measured; a budget starting (the clock of "deselected at"
+ * and the totals start from zero); a new budget for a running one (what
+ * was switched off may be tried again at once, paid from what the new
+ * budget leaves unused); off (every function switched off follows the
+ * selection again); the totals for bg_get. */
+void bg_judge(double budget);
+void bg_window_start(void);
+void bg_judge_calibrated(const bg_calib *c);
+void bg_judge_start(void);
+void bg_judge_again(void);
+void bg_give_all_back(void);
+void bg_judge_totals(bg_totals *out, int running);
+/* budget.c: wakes the budget thread, if one runs (a change waits for it). */
+void bg_wake(void);
+
+/* The budget (fraction: 0.05 for 5%); 0: off. Starts, changes or stops the
+ * budget thread and the meter; 0, or -1 and why. */
+int bg_set(double budget, char *why, size_t len);
 void bg_get(bg_totals *out);
 
 /* ---- the spelling (config.c) ------------------------------------------------------ */

@@ -1,9 +1,8 @@
 /*
- * judge.c: the budget thread (.budget.window). It exists only while a
- * budget runs (TF_BUDGET, tf-ctl PID budget). It measures the hooks' cost
- * once (calib.c), then closes a window every 5 ms at first, doubling to
- * 50 ms (a program at 25 times its speed must not wait long for the first
- * decision), and at each:
+ * judge.c: what the budget thread decides (.budget.window). It closes a
+ * window every 5 ms at first, doubling to 50 ms (a program at 25 times its
+ * speed must not wait long for the first decision; budget.c runs the
+ * thread), and at each:
  *
  * - sums every thread's counters: each function's calls in the window, and
  *   its sampled cost and span so far;
@@ -23,30 +22,21 @@
  */
 #define _GNU_SOURCE
 #include <math.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "budget.h"
 #include "../clock.h"
-#include "../config.h"
 
-#define FIRST_WINDOW_NS 5000000ull
-#define WINDOW_NS 50000000ull
 #define MIN_CPU_NS 2e6
 #define LONGEST_WINDOW_NS 1000000000ull
 #define MIN_SAMPLES 16         /* fewer: the cost of all functions' sampled calls (outliers weigh less) */
 #define QUARANTINE_MAX_S 3600.0
 #define CREDIT_S 10.0          /* unused budget kept for trials: what 10 s of the program's time allow */
 
-static pthread_cond_t wake;
-static double budget;          /* the fraction; 0: off */
-static int running, stopping, quitting;
-static pthread_t thread;
+/* All of it under bg_lock. */
 static bg_calib calib;
-static int calibrated;
 static uint64_t start_ns;      /* CLOCK_MONOTONIC when the budget (re)started */
 static struct {
     uint64_t wall;
@@ -117,8 +107,7 @@ static size_t nchanges, capchanges;
 
 void bg_note_change(bg_fn *f)
 {
-    if (running) /* at once: a library loaded again runs what was switched off */
-        pthread_cond_signal(&wake);
+    bg_wake(); /* at once: a library loaded again runs what was switched off */
     if (nchanges == capchanges) {
         size_t cap = capchanges ? 2 * capchanges : 64;
         struct change *c = realloc(changes, cap * sizeof *c);
@@ -260,7 +249,7 @@ static int by_probe_cost(const void *pa, const void *pb)
 /* Lock held: functions off whose quarantine is over, cheapest first, while
  * the unused budget kept so far pays for a window of each at the cost it
  * had when it was switched off (.budget.readmit). */
-static void try_again(uint32_t n, double useful, double over)
+static void try_again(uint32_t n, double useful, double over, double budget)
 {
     size_t k = 0;
     bg_fn **v = malloc((n ? n : 1) * sizeof *v);
@@ -280,7 +269,7 @@ static void try_again(uint32_t n, double useful, double over)
     free(v);
 }
 
-static void judge(void)
+void bg_judge(double budget)
 {
     if (nchanges) /* a library loaded again: what was switched off in it */
         apply_changes();
@@ -331,29 +320,14 @@ static void judge(void)
     }
     if (left < budget * useful)
         credit = fmin(credit + budget * useful - left, budget * useful * CREDIT_S / secs);
-    try_again(n, useful, over);
+    try_again(n, useful, over, budget);
     apply_changes();
     free(v);
 }
 
-/* ---- the thread ---------------------------------------------------------------------- */
-
-/* Sleeps ns, or until told to stop; 0: stop. Lock held. */
-static int sleep_for(uint64_t ns)
-{
-    struct timespec until;
-    clock_gettime(CLOCK_MONOTONIC, &until);
-    ns += (uint64_t)until.tv_nsec;
-    until.tv_sec += (time_t)(ns / 1000000000u);
-    until.tv_nsec = (long)(ns % 1000000000u);
-    if (!stopping)
-        pthread_cond_timedwait(&wake, &bg_lock, &until);
-    return !stopping;
-}
-
-/* Lock held: the first window starts now; calls before it (those of the
- * calibration too) are no part of it. */
-static void window_start(void)
+/* The first window starts now; calls before it (those of the calibration
+ * too) are no part of it. */
+void bg_window_start(void)
 {
     uint32_t n = bg_nfns < BG_MAX_FUNCS ? bg_nfns : BG_MAX_FUNCS;
     if (grow_sums(n) == 0) {
@@ -367,82 +341,26 @@ static void window_start(void)
     win.own = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
-static void *run(void *arg)
+void bg_judge_calibrated(const bg_calib *c)
 {
-    tf__in_monitor = 1; /* nothing this thread calls is traced */
-    if (!calibrated) {
-        bg_calib c;
-        bg_calibrate(&c);
-        pthread_mutex_lock(&bg_lock);
-        calib = c;
-        calibrated = 1;
-        pthread_mutex_unlock(&bg_lock);
-    }
-    pthread_mutex_lock(&bg_lock);
-    window_start();
-    for (uint64_t w = FIRST_WINDOW_NS; sleep_for(w); w = w < WINDOW_NS ? 2 * w : WINDOW_NS)
-        if (!quitting)
-            judge();
-    pthread_mutex_unlock(&bg_lock);
-    return arg;
+    calib = *c;
 }
 
-/* The thread never takes the program's signals. */
-static int start(char *why, size_t len)
+void bg_judge_start(void)
 {
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    stopping = 0;
-    int rc = pthread_create(&thread, NULL, run, NULL);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (rc != 0) {
-        snprintf(why, len, "cannot start the budget thread: %s", strerror(rc));
-        return -1;
-    }
-    pthread_setname_np(thread, "tf-budget");
-    running = 1;
-    return 0;
+    start_ns = tf__clock_mono_ns();
+    hooks_total = useful_total = last_over = credit = 0;
 }
 
-/* Lock held; returns with it. */
-static void stop(void)
+void bg_judge_again(void)
 {
-    stopping = 1;
-    pthread_cond_signal(&wake);
-    pthread_mutex_unlock(&bg_lock);
-    pthread_join(thread, NULL);
-    pthread_mutex_lock(&bg_lock);
-    running = 0;
+    credit = 0;
+    for (uint32_t i = 0; i < bg_nfns; i++)
+        if (bg_fns[i].state == BG_SHED)
+            bg_fns[i].strikes = 0, bg_fns[i].until = 0;
 }
 
-static void make_cond(void)
-{
-    pthread_condattr_t a;
-    pthread_condattr_init(&a);
-    pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
-    pthread_cond_init(&wake, &a);
-    pthread_condattr_destroy(&a);
-}
-
-/* At exit: no more decisions, and the functions are named. */
-static void at_exit(void)
-{
-    pthread_mutex_lock(&bg_lock);
-    quitting = 1;
-    pthread_mutex_unlock(&bg_lock);
-    bg_say_at_exit();
-}
-
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static void first_start(void)
-{
-    make_cond();
-    atexit(at_exit);
-}
-
-/* Lock held: every function switched off follows the selection again. */
-static void give_all_back(void)
+void bg_give_all_back(void)
 {
     double now = now_s();
     for (uint32_t i = 0; i < bg_nfns; i++)
@@ -453,63 +371,11 @@ static void give_all_back(void)
     tf__registry_unshed_all();
 }
 
-/* One change at a time, by the thread named in changer, with bg_lock free
- * while the registry makes monitors (foreign code: .lock.foreign). */
-static pid_t changer;
-static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
-
-/* Lock held: a new budget for a running one. What was switched off may be
- * tried again at once, paid from what the new budget leaves unused. */
-static void change(double b)
+void bg_judge_totals(bg_totals *out, int running)
 {
-    budget = b;
-    credit = 0;
-    for (uint32_t i = 0; i < bg_nfns; i++)
-        if (bg_fns[i].state == BG_SHED)
-            bg_fns[i].strikes = 0, bg_fns[i].until = 0;
-}
-
-int bg_set(double b, char *why, size_t len)
-{
-    pthread_once(&once, first_start);
-    pthread_mutex_lock(&bg_lock);
-    while (changer)
-        pthread_cond_wait(&changed, &bg_lock);
-    changer = gettid();
-    int rc = 0, was = budget > 0;
-    if (b > 0 && was) {
-        change(b);
-    } else if (b > 0) {
-        tf__clock_init(); /* its rate is calibrated from now on */
-        pthread_mutex_unlock(&bg_lock);
-        tf__registry_meter(bg_factory());
-        pthread_mutex_lock(&bg_lock);
-        budget = b;
-        start_ns = tf__clock_mono_ns();
-        hooks_total = useful_total = last_over = credit = 0;
-        if ((rc = start(why, len)) != 0)
-            budget = 0;
-    } else if (was) {
-        stop();
-        budget = 0;
-        give_all_back();
-    }
-    if ((b > 0) != was && budget == 0) {
-        pthread_mutex_unlock(&bg_lock);
-        tf__registry_meter(NULL);
-        pthread_mutex_lock(&bg_lock);
-    }
-    changer = 0;
-    pthread_cond_broadcast(&changed);
-    pthread_mutex_unlock(&bg_lock);
-    return rc;
-}
-
-void bg_get(bg_totals *out)
-{
-    pthread_mutex_lock(&bg_lock);
-    *out = (bg_totals){budget, hooks_total, useful_total, last_over, budget > 0 ? now_s() : 0,
-                       0, 0};
+    out->hooks_ns = hooks_total, out->useful_ns = useful_total, out->last_over = last_over;
+    out->since = running ? now_s() : 0;
+    out->measured = 0, out->traced = 0;
     /* the counters now, not as of the last window (a program that waits
      * closes none) */
     uint32_t n = bg_nfns < BG_MAX_FUNCS ? bg_nfns : BG_MAX_FUNCS;
@@ -529,42 +395,4 @@ void bg_get(bg_totals *out)
         out->measured++;
         out->traced += g->fn.seen.calls - g->fn.zero.calls;
     }
-    pthread_mutex_unlock(&bg_lock);
-}
-
-/* ---- start-up and fork ------------------------------------------------------------------ */
-
-void tf__budget_init(void)
-{
-    const char *v = tf__config_get("TF_BUDGET");
-    double b;
-    char why[256];
-    if (v && bg_parse(v, &b, why, sizeof why) == NULL && b > 0 && bg_set(b, why, sizeof why) != 0)
-        fprintf(stderr, "tf: TF_BUDGET: %s\n", why);
-}
-
-/* runtime/locks.h's row budget: bg_lock. The child makes it anew, and the
- * budget thread too if one ran (it judges the child's own calls). */
-void tf__budget_fork(int phase)
-{
-    if (phase == TF_FORK_PREPARE) {
-        pthread_mutex_lock(&bg_lock);
-        return;
-    }
-    pthread_mutex_unlock(&bg_lock);
-    if (phase != TF_FORK_CHILD)
-        return;
-    if (changer != gettid())
-        changer = 0;
-    pthread_cond_init(&changed, NULL);
-    make_cond();
-    bg_threads_fork_child();
-    if (!running)
-        return;
-    running = 0;
-    char why[256];
-    pthread_mutex_lock(&bg_lock);
-    if (start(why, sizeof why) != 0)
-        fprintf(stderr, "tf: budget: in the child %ld: %s\n", (long)getpid(), why);
-    pthread_mutex_unlock(&bg_lock);
 }
