@@ -2,7 +2,7 @@
  * budget.c: the budget's life. TF_BUDGET at start-up; starting, changing and
  * stopping it (bg_set: TF_BUDGET, tf-ctl PID budget); its thread, which
  * measures the hooks' cost once (calib.c) and then judges a window every
- * 5 ms, doubling to 50 ms (judge.c); the exit; fork. The thread exists only
+ * 2 ms, doubling to 10 ms (judge.c); the exit; fork. The thread exists only
  * while a budget runs, and never takes the program's signals.
  */
 #define _GNU_SOURCE
@@ -16,8 +16,8 @@
 #include "../clock.h"
 #include "../config.h"
 
-#define FIRST_WINDOW_NS 5000000ull
-#define WINDOW_NS 50000000ull
+#define FIRST_WINDOW_NS 2000000ull
+#define WINDOW_NS 10000000ull
 
 /* Under bg_lock. */
 static pthread_cond_t wake;

@@ -93,8 +93,10 @@ tf_factory *bg_factory(void);
  * meter around the composition of fs[0..n-1) when fs[n-1] is the meter's
  * factory; else the composition of fs. tf__budget_inner: the monitor a
  * meter wraps; m itself if it is no meter. */
-/* A sampled call's cost counts at most this many ticks (calib.c: 100 us): a
- * sample the thread was preempted in says nothing of the hooks. */
+/* A sampled call's cost counts at most this many ticks: 100 us at first
+ * (calib.c), then 16 times the mean sample so far, at least 2 us (judge.c):
+ * a sample the thread was preempted in, or a monitor's first call that made
+ * its state, says little of what the hooks cost a call. */
 extern uint64_t bg_cost_cap;
 /* What calibration measures: the meter's hooks around an empty monitor. */
 tf_monitor *bg_meter_wrap(tf_monitor *inner, const tf_tu *tu);
@@ -201,7 +203,7 @@ typedef struct bg_totals {
 } bg_totals;
 
 /* judge.c, all under bg_lock: a window (the budget as a fraction; its
- * thread calls it every 5 to 50 ms); the first window's start; the cost
+ * thread calls it every 2 to 10 ms); the first window's start; the cost
  * model once measured; a budget starting (the clock of "deselected at"
  * and the totals start from zero); a new budget for a running one (what
  * was switched off may be tried again at once, paid from what the new

@@ -1,8 +1,8 @@
 /*
  * judge.c: what the budget thread decides (.budget.window). It closes a
- * window every 5 ms at first, doubling to 50 ms (a program at 25 times its
- * speed must not wait long for the first decision; budget.c runs the
- * thread), and at each:
+ * window every 2 ms at first, doubling to 10 ms (a program at 25 times its
+ * speed must not wait long for the first decision, nor a new hot function
+ * for its own; budget.c runs the thread), and at each:
  *
  * - sums every thread's counters: each function's calls in the window, and
  *   its sampled cost and span so far;
@@ -11,13 +11,15 @@
  *   program's own time is the process's CPU time in the window less that
  *   and less this thread's own (reported with the hooks, but no decision
  *   changes it);
- * - if the hooks cost more than the budget of the program's own time,
- *   switches functions off, cheapest to lose first (.budget.order), until
- *   they do not (.budget.shed);
- * - else tries functions switched off earlier again, paid from the part of
- *   the budget left unused (.budget.readmit).
+ * - keeps the account of what the hooks spent against what the budget
+ *   allowed (.budget.account);
+ * - if the hooks cost more than the budget of the program's own time (less
+ *   a debt being paid back), switches functions off, cheapest to lose first
+ *   (.budget.order), until they do not (.budget.shed);
+ * - tries functions switched off earlier again, paid from what the budget
+ *   left unused (.budget.readmit).
  *
- * A window in which the process used less than 2 ms of CPU is extended (up
+ * A window in which the process used less than 1 ms of CPU is extended (up
  * to a second): too little to judge by.
  */
 #define _GNU_SOURCE
@@ -29,11 +31,13 @@
 #include "budget.h"
 #include "../clock.h"
 
-#define MIN_CPU_NS 2e6
+#define MIN_CPU_NS 1e6
 #define LONGEST_WINDOW_NS 1000000000ull
+#define COST_CAP_NS 100000.0     /* a sample counts at most this much, */
+#define COST_FLOOR_NS 2000.0     /* and its cap is never lower than this */
 #define MIN_SAMPLES 16         /* fewer: the cost of all functions' sampled calls (outliers weigh less) */
 #define QUARANTINE_MAX_S 3600.0
-#define CREDIT_S 10.0          /* unused budget kept for trials: what 10 s of the program's time allow */
+#define CREDIT_S 10.0          /* the account holds at most what 10 s of the program's time allow, either way */
 
 /* All of it under bg_lock. */
 static bg_calib calib;
@@ -42,7 +46,8 @@ static struct {
     uint64_t wall;
     double cpu, own;
 } win;
-static double hooks_total, useful_total, last_over, credit;
+static double hooks_total, useful_total, last_over;
+static double balance; /* what the budget allowed less what the hooks cost, so far (.budget.account) */
 static bg_count *sums;
 static uint32_t capsums;
 
@@ -78,6 +83,12 @@ static int by_key(const void *pa, const void *pb)
     return a->cost_ns < b->cost_ns ? 1 : a->cost_ns > b->cost_ns ? -1 : (a->index > b->index) - (a->index < b->index);
 }
 
+static int by_cost(const void *pa, const void *pb)
+{
+    const bg_est *a = pa, *b = pb;
+    return a->cost_ns < b->cost_ns ? 1 : a->cost_ns > b->cost_ns ? -1 : (a->index > b->index) - (a->index < b->index);
+}
+
 double bg_choose(bg_est *v, size_t n, double allowed_ns, double fixed_ns)
 {
     double total = fixed_ns;
@@ -87,12 +98,22 @@ double bg_choose(bg_est *v, size_t n, double allowed_ns, double fixed_ns)
     }
     if (total <= allowed_ns)
         return total;
+    /* First, cheapest to lose first, only the functions worth switching
+     * off: each at least a hundredth of the excess (a rarely called tiny
+     * function is cheap to lose per call, but losing it saves nothing).
+     * Then, if that was not enough, the costliest of the rest first, so
+     * that as few as possible go. */
+    double worth = (total - allowed_ns) / 100;
     qsort(v, n, sizeof *v, by_key);
-    for (size_t i = 0; i < n && total > allowed_ns; i++)
-        if (v[i].cost_ns > 0) {
-            v[i].shed = 1;
-            total -= v[i].cost_ns;
-        }
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < n && total > allowed_ns; i++)
+            if (!v[i].shed && v[i].cost_ns > 0 && v[i].cost_ns >= worth) {
+                v[i].shed = 1;
+                total -= v[i].cost_ns;
+            }
+        worth = 0;
+        qsort(v, n, sizeof *v, by_cost);
+    }
     return total;
 }
 
@@ -209,6 +230,13 @@ static size_t estimate(bg_est *v, uint32_t n, double *fixed, double *hooks)
             all_cost += t.cost, all_samples += t.samples;
         }
     double avg = all_samples ? (double)all_cost / (double)all_samples : 0;
+    /* A sample many times the usual one is mostly something else: a first
+     * call whose monitor made its state (mmap), a page fault, preemption.
+     * From here on samples count at most 16 times the mean so far (.budget.sample). */
+    if (all_samples >= 64) {
+        double cap = fmin(fmax(16 * avg, COST_FLOOR_NS / calib.ns_per_tick), COST_CAP_NS / calib.ns_per_tick);
+        __atomic_store_n(&bg_cost_cap, (uint64_t)cap, __ATOMIC_RELAXED);
+    }
     size_t k = 0;
     for (uint32_t i = 0; i < n; i++) {
         bg_fn *f = &bg_fns[i];
@@ -260,8 +288,9 @@ static void try_again(uint32_t n, double useful, double over, double budget)
             v[k++] = &bg_fns[i];
     if (v)
         qsort(v, k, sizeof *v, by_probe_cost);
-    for (size_t i = 0; i < k && v[i]->share * useful <= credit; i++) {
-        credit -= v[i]->share * useful;
+    double spend = balance;
+    for (size_t i = 0; i < k && v[i]->share * useful <= spend; i++) {
+        spend -= v[i]->share * useful;
         v[i]->state = BG_TRIAL;
         bg_note_change(v[i]);
         bg_record(v[i], "trial", v[i]->rate, v[i]->ns_per_call, v[i]->share, over, budget);
@@ -280,7 +309,7 @@ void bg_judge(double budget)
         return; /* too little happened to judge by: the window goes on */
     /* this thread's own time is reported with the hooks, but no decision
      * changes it: the choice is of the hooks' cost alone */
-    double secs = (double)(wall - win.wall) / 1e9, fixed = 0, hooks = own - win.own;
+    double secs = (double)(wall - win.wall) / 1e9, fixed = 0, hooks = 0, own_ns = own - win.own;
     double hz = tf__clock_hz(0); /* its calibration gets more precise as time passes */
     if (hz > 0)
         calib.ns_per_tick = 1e9 / hz;
@@ -294,17 +323,25 @@ void bg_judge(double budget)
     memset(sums, 0, n * sizeof *sums);
     bg_threads_sum(sums, n);
     size_t k = estimate(v, n, &fixed, &hooks);
-    double useful = fmax(dcpu - hooks, dcpu / 100), over = hooks / useful, now = now_s();
-    hooks_total += hooks, useful_total += useful, last_over = over;
+    double useful = fmax(dcpu - hooks - own_ns, dcpu / 100), now = now_s();
+    double over = (hooks + own_ns) / useful;
+    hooks_total += hooks + own_ns, useful_total += useful, last_over = over;
+    /* The account (.budget.account): what this window spent against what the
+     * budget allowed it. A debt makes the next windows keep less (down to
+     * half the budget, paying an eighth of it back each), so that the whole
+     * run, new hot functions and the first windows included, stays within
+     * the budget; what is left over pays for trials (.budget.readmit). */
+    double cap = budget * useful * CREDIT_S / secs;
+    balance = fmin(fmax(balance + budget * useful - hooks, -cap), cap);
+    double allowed = budget * useful + fmin(fmax(balance / 8, -budget * useful / 2), 0);
     /* Where the hooks' estimate is most of the CPU time, the program's own
      * time, their difference, is known badly (a few percent off in the one
      * is many times off in the other): then only enough is switched off to
-     * bring the hooks under a fifth of the CPU time, and the next window,
+     * bring the hooks under a twentieth of the CPU time, and the next window,
      * measured with those off, judges the rest (.budget.order). */
-    double allowed = budget * useful;
     if (hooks > dcpu - hooks)
-        allowed = fmax(allowed, dcpu / 5);
-    double left = bg_choose(v, k, allowed, fixed);
+        allowed = fmax(allowed, dcpu / 20);
+    bg_choose(v, k, allowed, fixed);
     for (size_t i = 0; i < k; i++) {
         bg_fn *f = &bg_fns[v[i].index];
         if (v[i].shed) {
@@ -318,8 +355,6 @@ void bg_judge(double budget)
                       over, budget);
         }
     }
-    if (left < budget * useful)
-        credit = fmin(credit + budget * useful - left, budget * useful * CREDIT_S / secs);
     try_again(n, useful, over, budget);
     apply_changes();
     free(v);
@@ -349,12 +384,12 @@ void bg_judge_calibrated(const bg_calib *c)
 void bg_judge_start(void)
 {
     start_ns = tf__clock_mono_ns();
-    hooks_total = useful_total = last_over = credit = 0;
+    hooks_total = useful_total = last_over = balance = 0;
 }
 
 void bg_judge_again(void)
 {
-    credit = 0;
+    balance = 0;
     for (uint32_t i = 0; i < bg_nfns; i++)
         if (bg_fns[i].state == BG_SHED)
             bg_fns[i].strikes = 0, bg_fns[i].until = 0;
