@@ -28,7 +28,7 @@ typedef struct bg_meter {
     tf_monitor *inner;
     bg_tu *range;
     uint32_t first, n;   /* the TU's global indices */
-    uint32_t end;        /* first + n, at most BG_MAX_FUNCS: the fast path's one bound */
+    uint32_t counted;    /* ids counted: n, less those past BG_MAX_FUNCS; the fast path's one bound */
 } bg_meter;
 
 #define METER(self) ((bg_meter *)(self))
@@ -181,7 +181,7 @@ static void f_enter(tf_monitor *self, int id, const tf_args *args)
     bg_meter *m = METER(self);
     bg_thread *t = bg_me;
     uint32_t i = m->first + (uint32_t)id;
-    bg_count *c = t && i < m->end ? t->chunk[i / BG_CHUNK] : NULL; /* only this thread stores it */
+    bg_count *c = t && (uint32_t)id < m->counted ? t->chunk[i / BG_CHUNK] : NULL; /* only this thread stores it */
     c = c ? c + i % BG_CHUNK : NULL;
     if (__builtin_expect(!c, 0))
         return m_enter(self, id, args); /* makes the counter; reached by a jump */
@@ -270,9 +270,7 @@ static tf_monitor *wrap(tf_monitor *inner, const tf_tu *tu, int fast)
     m->inner = inner;
     m->first = m->range->first;
     m->n = m->range->n;
-    m->end = m->first + m->n < BG_MAX_FUNCS ? m->first + m->n : BG_MAX_FUNCS;
-    if (m->end < m->first) /* first itself past the limit */
-        m->end = 0;
+    m->counted = m->first >= BG_MAX_FUNCS ? 0 : m->n < BG_MAX_FUNCS - m->first ? m->n : BG_MAX_FUNCS - m->first;
     return &m->base;
 }
 
