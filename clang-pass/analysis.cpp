@@ -11,7 +11,6 @@
 // The pass removes every marker; it never reaches the object file.
 #include "analysis.h"
 
-#include <fstream>
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
@@ -27,6 +26,7 @@
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Sema/Sema.h"
 #include "compat.h"
+#include "output.h"
 #include "policy.h"
 #include "spelling.h"
 #include "llvm/ADT/APFloat.h"
@@ -284,13 +284,17 @@ class Consumer : public ASTConsumer {
     TuModel &m = *s.model;
     for (const GroupSeen &g : s.groups) m.decls.push_back(g.decl);
     m.rules = s.rulesLoaded;
+    m.rulesFile = s.opts.rules;
+    if (m.rules) m.rulesMonitors = s.rules.monitor_lines();
     m.minSize = s.opts.min_size >= 0 ? unsigned(s.opts.min_size) : s.rules.min_size;
     rankPlaces();
     for (const core::name_clash &x : m.finish()) reportClash(x.fn, x.other);
     warnUnusedTracingNames(diags);
+    s.checkSubgroups(diags);
     checkRuleGroups(diags);
     if (diags.hasErrorOccurred()) return;
     warnIfPreprocessedWithoutPlugin(c);
+    m.rulesChosen = s.rules.chosen;  // every function is handled by now
     if (!s.opts.manifest.empty()) writeManifest(diags);
     if (s.opts.verbose > 0) reportNames(diags, m);
     if (!s.opts.off && s.opts.markers && !m.empty()) handModelToPass(c, m);
@@ -391,8 +395,10 @@ class Consumer : public ASTConsumer {
         !(fd->getIdentifier() && TF_STARTS_WITH(fd->getName(), "__tf_")) &&
         !fd->hasAttr<NoInstrumentFunctionAttr>() &&
         !fd->hasAttr<NakedAttr>()) {
-      group = s.rules.group_for(f.file, defaultName(fd));
+      unsigned line = 0;
+      group = s.rules.group_for(f.file, defaultName(fd), &line);
       fromRules = !group.empty();
+      if (fromRules) s.rules.choose(line);  // it took the function, instrumented or left small
       if (fromRules && leftSmall(fd, f)) return;
     }
     if (group.empty() && tp < 0) return;
@@ -516,7 +522,7 @@ class Consumer : public ASTConsumer {
     for (const core::rules::match &m : s.rules.monitors)
       if (!s.findGroup(m.group))
         report(diags, ctx->getSourceManager().translateLineCol(s.rulesFid, m.line, m.group_column),
-               "tf: rules: group '" + m.group + "' is not declared (add a 'group' line)");
+               "tf: rules: group '" + m.group + "' is not declared (add a 'group' line)" + s.groupHint(m.group));
   }
 
   void plantMarker(FunctionDecl *fd, size_t key) {
@@ -631,11 +637,10 @@ class Consumer : public ASTConsumer {
   }
 
   void writeManifest(DiagnosticsEngine &diags) {
-    std::ofstream out(s.opts.manifest, std::ios::trunc);
-    out << s.model->manifestJson();
-    if (!out)
-      diags.Report(diags.getCustomDiagID(DiagnosticsEngine::Error, "TF manifest '%0' cannot be written"))
-          << s.opts.manifest;
+    std::string why;
+    if (!tf::core::write_manifest(s.opts.manifest, s.model->manifestJson(), why))
+      diags.Report(diags.getCustomDiagID(DiagnosticsEngine::Error, "TF manifest '%0' cannot be written: %1"))
+          << tf::core::escaped(s.opts.manifest) << why;
   }
 
   CompilerInstance &ci;

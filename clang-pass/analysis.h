@@ -38,6 +38,8 @@ struct FnAttrs {
 struct GroupSeen {
   GroupDecl decl;
   clang::SourceLocation loc;
+  std::vector<clang::SourceLocation> subLocs;  // where each of decl.subgroups was first written
+  std::vector<bool> subRuled;                  // ... in the rules file
 };
 
 // The plugin options (plugin-core's one table), and what tf-scan turns off.
@@ -60,6 +62,11 @@ struct Session {
   static void reset();
 
   const GroupSeen *findGroup(const std::string &name) const;
+  // "; did you mean 'x'?" among the groups declared, or "".
+  std::string groupHint(const std::string &want) const;
+  // Each subgroup no TF_GROUP (or rules-file group line) of the TU declares
+  // is an error where it was written (docs/design.md .silent.subgroup).
+  void checkSubgroups(clang::DiagnosticsEngine &d) const;
   // The attributes of fd merged over its redeclarations (null: none).
   const FnAttrs *attrsOf(const clang::FunctionDecl *fd);
   // Reports redeclarations whose TF attributes disagree.

@@ -103,7 +103,8 @@ struct MonitorAttr : public ParsedAttrInfo {
     const auto *fd = cast<FunctionDecl>(D);
     if (!s.findGroup(group)) {
       report(diags, D->getLocation(), "group '" + group + "' of '" + declName(fd) +
-                                          "' is not declared; add 'TF_GROUP(" + group + ")' before this use");
+                                          "' is not declared; add 'TF_GROUP(" + group + ")' before this use" +
+                                          s.groupHint(group));
       return AttributeNotApplied;
     }
     FnAttrs &fa = s.fnAttrs[D];
@@ -156,6 +157,11 @@ struct InfoAttr : public ParsedAttrInfo {
       return AttributeNotApplied;
     }
     fa.tp = tp;
+    // Its body is empty by design: its parameters are what the hook reports,
+    // so -Wunused-parameter (given when the body ends) must not warn. A
+    // definition's parameters are the ones here; a TF_INFO prototype's
+    // later definition is not reached this way (GCC's plugin reaches both).
+    for (ParmVarDecl *p : cast<FunctionDecl>(D)->parameters()) p->setReferenced();
     return AttributeApplied;
   }
 };

@@ -7,6 +7,7 @@
 
 #include "llvm/IR/Constants.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
+#include "nolibtf.h"
 #include "pass.h"
 #include "version.h"
 
@@ -136,13 +137,45 @@ llvm::Function *Instrumenter::registrar(const char *name, const char *callee, Gl
   FunctionCallee reg = m.getOrInsertFunction(callee, Type::getVoidTy(ctx), i8p);
   cast<llvm::Function>(reg.getCallee()->stripPointerCasts())->setLinkage(GlobalValue::ExternalWeakLinkage);
   BasicBlock *call = BasicBlock::Create(ctx, "linked", f), *done = BasicBlock::Create(ctx, "done", f);
-  b.CreateCondBr(b.CreateIsNotNull(reg.getCallee()), call, done);
+  BasicBlock *absent = done;
+  if (!strcmp(callee, "tf_tu_register")) absent = BasicBlock::Create(ctx, "absent", f);
+  b.CreateCondBr(b.CreateIsNotNull(reg.getCallee()), call, absent);
   b.SetInsertPoint(call);
   b.CreateCall(reg, {ptr(tuVar)});
   b.CreateBr(done);
+  if (absent != done) {
+    b.SetInsertPoint(absent);
+    noticeIfAbsent(b, done);
+  }
   b.SetInsertPoint(done);
   b.CreateRetVoid();
   return f;
+}
+
+// The constructor's branch when libtf is absent (plugin-core/nolibtf.h):
+// if (!flag && (getenv("TF_MONITORS") || ...)) { flag = 1; write(2, msg, len); }
+void Instrumenter::noticeIfAbsent(IRBuilder<> &b, BasicBlock *done) {
+  llvm::Function *f = b.GetInsertBlock()->getParent();
+  GlobalVariable *flag = m.getGlobalVariable(core::nolibtf_flag);
+  if (!flag)  // weak and public: every instrumented object of the program shares one
+    flag = new GlobalVariable(m, i32, false, GlobalValue::WeakAnyLinkage, ConstantInt::get(i32, 0),
+                              core::nolibtf_flag);
+  BasicBlock *env = BasicBlock::Create(ctx, "tf.env", f), *say = BasicBlock::Create(ctx, "tf.say", f);
+  b.CreateCondBr(b.CreateICmpEQ(b.CreateLoad(i32, flag), ConstantInt::get(i32, 0)), env, done);
+  FunctionCallee getenv = m.getOrInsertFunction("getenv", i8p, i8p);
+  size_t nvars = sizeof core::nolibtf_vars / sizeof core::nolibtf_vars[0];
+  for (size_t i = 0; i < nvars; i++) {
+    b.SetInsertPoint(env);
+    Value *set = b.CreateIsNotNull(b.CreateCall(getenv, {str(core::nolibtf_vars[i])}));
+    env = i + 1 < nvars ? BasicBlock::Create(ctx, "tf.env", f) : done;
+    b.CreateCondBr(set, say, env);
+  }
+  b.SetInsertPoint(say);
+  b.CreateStore(ConstantInt::get(i32, 1), flag);
+  FunctionCallee write = m.getOrInsertFunction("write", i64, i32, i8p, i64);
+  b.CreateCall(write, {ConstantInt::get(i32, 2), str(core::nolibtf_message),
+                       ConstantInt::get(i64, sizeof core::nolibtf_message - 1)});
+  b.CreateBr(done);
 }
 
 }  // namespace tf

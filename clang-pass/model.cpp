@@ -46,7 +46,7 @@ std::vector<core::name_clash> TuModel::finish() {
 
 // The same bytes as gcc-plugin's manifest but for "compiler" (plugin-core).
 std::string TuModel::manifestJson() const {
-  core::manifest_tu m{"clang", file, base, {}, rules, minSize, tooSmall};
+  core::manifest_tu m{"clang", file, base, {}, rules, minSize, tooSmall, rulesFile, rulesMonitors, rulesChosen};
   for (const GroupDecl &g : decls) m.groups.push_back({g.name, g.subgroups, g.file, g.line});
   return core::manifest_json(m, table);
 }

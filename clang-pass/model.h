@@ -95,6 +95,8 @@ struct TuModel {
   bool rules = false;
   unsigned minSize = 0;
   std::vector<core::manifest_small> tooSmall;
+  std::string rulesFile;                                 // as given, with a rules file
+  std::vector<unsigned> rulesMonitors, rulesChosen;      // its monitor lines; those that took a function
   // Derived by finish(): sorted names and the groups used by monitored functions.
   core::name_table table;
 

@@ -69,6 +69,7 @@ class Instrumenter {
   Constant *enumType(int index);
   void emitDescriptor();
   llvm::Function *registrar(const char *name, const char *callee, GlobalVariable *tuVar);
+  void noticeIfAbsent(IRBuilder<> &b, BasicBlock *done);
   Constant *ptr(Constant *c) { return ConstantExpr::getPointerCast(c, i8p); }
   Constant *u32(uint64_t v) { return ConstantInt::get(i32, v); }
   Constant *nullp() { return ConstantPointerNull::get(cast<PointerType>(i8p)); }

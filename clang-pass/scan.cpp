@@ -11,20 +11,23 @@
 // one manifest for the whole project (every TU's manifest, and all groups
 // with their subgroups and where they are declared), and checks what one TU
 // cannot see:
-//   - a group declared with different subgroups in different places;
+//   - a group declared with different subgroups in different places (a bare
+//     declaration, which a TU needs for each subgroup it names, agrees);
 //   - a subgroup cycle formed by declarations in different headers or TUs;
 //   - info functions used inconsistently: one tracing name with different
 //     timing-point types across TUs, or a TF_TP_ENTER without its TF_TP_EXIT.
 // Errors are printed as FILE:LINE: error: ...; the exit status is 0 when the
 // project is consistent, 1 otherwise (2 on bad usage).
+#include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <set>
 
 #include "analysis.h"
 #include "groups.h"
 #include "json.h"
+#include "output.h"
+#include "spelling.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendAction.h"
 #include "clang/Tooling/CompilationDatabase.h"
@@ -57,6 +60,28 @@ std::vector<tf::TuModel> tus;
 std::string rulesFile;  // --rules: for TUs whose command names none
 std::string tuRules;    // -fplugin-arg-tf-rules= of the TU being parsed
 
+// What the TUs made of each rules file: its monitor lines, those that took a
+// function somewhere, and the files and functions seen, for "did you mean".
+struct RulesUse {
+  std::vector<tf::core::rules::match> monitors;
+  std::set<unsigned> chosen;
+  std::set<std::string> files, functions;
+};
+std::map<std::string, RulesUse> rulesUse;
+
+void noteRules(const tf::Session &s) {
+  if (!s.rulesLoaded) return;
+  RulesUse &u = rulesUse[s.opts.rules];
+  u.monitors = s.rules.monitors;
+  u.chosen.insert(s.rules.chosen.begin(), s.rules.chosen.end());
+  if (!s.model) return;
+  u.files.insert(s.model->file);
+  for (const tf::FnDesc &f : s.model->functions) {
+    u.files.insert(f.file);
+    u.functions.insert(f.function);
+  }
+}
+
 class ScanAction : public ASTFrontendAction {
  protected:
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &ci, StringRef) override {
@@ -70,6 +95,7 @@ class ScanAction : public ASTFrontendAction {
   void EndSourceFileAction() override {
     tf::Session &s = tf::Session::get();
     if (s.model && !getCompilerInstance().getDiagnostics().hasErrorOccurred()) tus.push_back(*s.model);
+    noteRules(s);
   }
 };
 
@@ -108,13 +134,19 @@ std::map<std::string, std::vector<GroupSite>> collectGroups() {
   return groups;
 }
 
+// A declaration without subgroups agrees with any: each TU must declare the
+// subgroups it names (docs/design.md .silent.subgroup), so a group with
+// subgroups of its own is declared bare where it is someone's subgroup.
 void checkSubgroupLists(const std::map<std::string, std::vector<GroupSite>> &groups) {
   for (const auto &g : groups) {
-    const GroupSite &first = g.second.front();
+    auto full = std::find_if(g.second.begin(), g.second.end(),
+                             [](const GroupSite &s) { return !s.subgroups.empty(); });
+    if (full == g.second.end()) continue;
+    const GroupSite &first = *full;
     std::set<std::string> a(first.subgroups.begin(), first.subgroups.end());
     for (const GroupSite &other : g.second) {
       std::set<std::string> b(other.subgroups.begin(), other.subgroups.end());
-      if (a == b) continue;
+      if (a == b || b.empty()) continue;
       auto list = [](const std::set<std::string> &s) {
         std::string r;
         for (const std::string &x : s) r += (r.empty() ? "" : ", ") + x;
@@ -178,6 +210,35 @@ void checkInfoUse() {
       }
 }
 
+// ---- rules lines that took nothing ------------------------------------------
+
+// A file as a FILE_GLOB may name it: the path, and what follows each '/'.
+std::vector<std::string> fileNames(const std::set<std::string> &files) {
+  std::vector<std::string> names;
+  for (const std::string &f : files) {
+    names.push_back(f);
+    for (size_t at = f.find('/'); at != std::string::npos; at = f.find('/', at + 1))
+      names.push_back(f.substr(at + 1));
+  }
+  return names;
+}
+
+// A monitor line that took no function of any TU scanned is said (per TU it
+// cannot be known): with the nearest file or function it may have meant.
+void checkRulesUse() {
+  for (const auto &r : rulesUse)
+    for (const tf::core::rules::match &m : r.second.monitors) {
+      if (r.second.chosen.count(m.line)) continue;
+      std::string hint = tf::core::did_you_mean(m.file_glob, fileNames(r.second.files));
+      if (hint.empty() && m.fn_glob.find_first_of("*?[") == std::string::npos)
+        hint = tf::core::did_you_mean(m.fn_glob, std::vector<std::string>(r.second.functions.begin(),
+                                                                          r.second.functions.end()));
+      llvm::errs() << r.first << ":" << m.line << ": warning: tf-scan: 'monitor " << m.group << " "
+                   << m.file_glob << " " << m.fn_glob << "' took no function of the " << tus.size()
+                   << " translation units scanned" << (hint.empty() ? "" : "; " + hint) << "\n";
+    }
+}
+
 // ---- the project manifest ---------------------------------------------------
 
 std::string indent(const std::string &text, const std::string &pad) {
@@ -221,6 +282,17 @@ int usage() {
   return 2;
 }
 
+// A bad option: which, and the nearest one, before the usage.
+int badOption(const std::string &a) {
+  if (a == "-o" || a == "--rules") {
+    llvm::errs() << "tf-scan: " << a << " needs a file after it\n";
+    return usage();
+  }
+  std::string hint = tf::core::did_you_mean(a.substr(0, a.find('=')), {"-o", "--rules", "--help"});
+  llvm::errs() << "tf-scan: unknown option '" << a << "'" << (hint.empty() ? "" : "; " + hint) << "\n";
+  return usage();
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -235,7 +307,7 @@ int main(int argc, char **argv) {
     else if (a == "-h" || a == "--help")
       return usage(), 0;
     else if (!a.empty() && a[0] == '-')
-      return usage();
+      return badOption(a);
     else if (dbPath.empty())
       dbPath = a;
     else
@@ -264,14 +336,14 @@ int main(int argc, char **argv) {
   checkSubgroupLists(groups);
   checkCycles(groups);
   checkInfoUse();
+  checkRulesUse();
   std::string manifest = projectManifest(groups);
   if (out.empty()) {
     llvm::outs() << manifest;
   } else {
-    std::ofstream f(out, std::ios::trunc);
-    f << manifest;
-    if (!f) {
-      llvm::errs() << "tf-scan: cannot write " << out << "\n";
+    std::string why;
+    if (!tf::core::write_manifest(out, manifest, why)) {
+      llvm::errs() << "tf-scan: cannot write '" << tf::core::escaped(out) << "': " << why << "\n";
       return 1;
     }
   }

@@ -10,6 +10,7 @@
 #include "clang/Frontend/CompilerInstance.h"
 #include "compat.h"
 #include "groups.h"
+#include "spelling.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 using namespace clang;
@@ -32,6 +33,28 @@ const GroupSeen *Session::findGroup(const std::string &name) const {
   for (const GroupSeen &g : groups)
     if (g.decl.name == name) return &g;
   return nullptr;
+}
+
+std::string Session::groupHint(const std::string &want) const {
+  std::vector<std::string> names;
+  for (const GroupSeen &g : groups) names.push_back(g.decl.name);
+  std::string hint = core::did_you_mean(want, names);
+  return hint.empty() ? hint : "; " + hint;
+}
+
+void Session::checkSubgroups(DiagnosticsEngine &d) const {
+  for (const GroupSeen &g : groups)
+    for (size_t i = 0; i < g.decl.subgroups.size(); i++) {
+      const std::string &sub = g.decl.subgroups[i];
+      if (findGroup(sub)) continue;
+      if (g.subRuled[i])
+        report(d, g.subLocs[i], "tf: rules: subgroup '" + sub + "' of group '" + g.decl.name +
+                                    "' is not declared (add a 'group " + sub + "' line)" + groupHint(sub));
+      else
+        report(d, g.subLocs[i], "tf: subgroup '" + sub + "' of group '" + g.decl.name +
+                                    "' is not declared; add 'TF_GROUP(" + sub + ")' to this file" +
+                                    groupHint(sub));
+    }
 }
 
 const FnAttrs *Session::attrsOf(const FunctionDecl *fd) {
@@ -98,16 +121,21 @@ void report(DiagnosticsEngine &d, SourceLocation loc, const std::string &msg, in
 
 void declareGroup(DiagnosticsEngine &d, const SourceManager &sm, Session &s, GroupSeen g) {
   std::vector<std::string> subs = g.decl.subgroups;
+  std::vector<SourceLocation> subLocs = g.subLocs;
+  bool ruled = !subLocs.empty();
   GroupSeen *known = const_cast<GroupSeen *>(s.findGroup(g.decl.name));
   if (!known) {
     PresumedLoc p = sm.getPresumedLoc(sm.getExpansionLoc(g.loc));
     g.decl.file = p.isValid() ? p.getFilename() : "";
     g.decl.line = p.isValid() ? p.getLine() : 0;
     g.decl.subgroups.clear();
+    g.subLocs.clear();
+    g.subRuled.clear();
     s.groups.push_back(g);
     known = &s.groups.back();
   }
-  for (const std::string &sub : subs) {
+  for (size_t i = 0; i < subs.size(); i++) {
+    const std::string &sub = subs[i];
     std::vector<std::string> &have = known->decl.subgroups;
     if (std::find(have.begin(), have.end(), sub) != have.end()) continue;
     auto subsOf = [&s](const std::string &name) -> const std::vector<std::string> * {
@@ -120,6 +148,8 @@ void declareGroup(DiagnosticsEngine &d, const SourceManager &sm, Session &s, Gro
       continue;
     }
     have.push_back(sub);
+    known->subLocs.push_back(i < subLocs.size() ? subLocs[i] : g.loc);
+    known->subRuled.push_back(ruled);
   }
 }
 
@@ -144,6 +174,7 @@ bool loadRules(CompilerInstance &ci, Session &s) {
     seen.decl.name = g.name;
     seen.decl.subgroups = g.subgroups;
     seen.loc = sm.translateLineCol(fid, g.line, g.column);
+    for (unsigned column : g.subgroup_columns) seen.subLocs.push_back(sm.translateLineCol(fid, g.line, column));
     declareGroup(diags, sm, s, seen);
   }
   s.rulesFid = fid;

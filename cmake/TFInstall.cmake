@@ -30,6 +30,8 @@ set(TF_CLANG_PLUGIN_FOR "")
 if(TARGET tf_gcc_plugin)
   set_target_properties(tf_gcc_plugin PROPERTIES EXPORT_NAME gcc_plugin)
   install(TARGETS tf_gcc_plugin EXPORT TFTargets LIBRARY DESTINATION ${TF_PLUGIN_INSTALL_DIR})
+  # tf.so loads it from its own directory (gcc-plugin/loader.cc).
+  install(TARGETS tf_gcc_plugin_proper LIBRARY DESTINATION ${TF_PLUGIN_INSTALL_DIR})
   get_property(TF_GCC_PLUGIN_FOR GLOBAL PROPERTY TF_GCC_PLUGIN_FOR)
 endif()
 if(TARGET tf-clang)
@@ -47,6 +49,7 @@ write_basic_package_version_file(TFConfigVersion.cmake COMPATIBILITY SameMinorVe
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/TFConfig.cmake
               ${CMAKE_CURRENT_BINARY_DIR}/TFConfigVersion.cmake
               cmake/TFInstrument.cmake
+              cmake/TFManifest.cmake
         DESTINATION ${TF_CMAKE_INSTALL_DIR})
 
 # tf.pc names the prefix chosen at install time (--prefix P, or /usr in the

@@ -8,7 +8,11 @@
 #
 # RULES: a rules file (DESIGN.md section 5), relative to the current source
 # directory; its sources recompile when it changes. OPTIONS: plugin options
-# (-fplugin-arg-tf-KEY=VALUE, compile steps only). STATIC links libtf.a.
+# (-fplugin-arg-tf-KEY=VALUE, compile steps only); manifest=FILE (relative
+# to the current binary directory) is the target's manifest: each source
+# writes its own, and they are merged into FILE when the target links
+# (TFManifest.cmake). STATIC links libtf.a. Either signature of
+# target_link_libraries may come before or after.
 # A compiler without a matching plugin (another GCC version than tf.so was
 # built for, say) is an error naming both, unless OPTIONAL: then the target
 # builds untraced, with a status message.
@@ -52,7 +56,7 @@ function(tf__check_args target)
                         "find_package(TF) (an installed TF) or add_subdirectory(<TF sources>) first")
   endif()
   foreach(opt ${ARGN})
-    if(NOT opt MATCHES "^[a-z_]+(=.*)?$")
+    if(NOT opt MATCHES "^[a-z_-]+(=.*)?$") # min-size=N
       message(FATAL_ERROR "tf_instrument(${target}): plugin option '${opt}' is not KEY or KEY=VALUE")
     endif()
   endforeach()
@@ -69,13 +73,47 @@ function(tf__rules target file out)
   set(${out} "${rules}" PARENT_SCOPE)
 endfunction()
 
+# manifest=FILE for target: one manifest per source (they compile at once
+# under -j), merged into FILE after each link, which also says the rules
+# lines that took no function of the target.
+function(tf__manifest target file langs)
+  get_filename_component(merged "${file}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_BINARY_DIR}")
+  set(dir "${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/${target}.tf-manifest")
+  file(MAKE_DIRECTORY "${dir}")
+  get_target_property(sources ${target} SOURCES)
+  string(REPLACE ";" "," langs "${langs}")
+  set(parts)
+  set(i 0)
+  foreach(src ${sources})
+    math(EXPR i "${i} + 1")
+    get_filename_component(name "${src}" NAME)
+    set(part "${dir}/${i}-${name}.json")
+    list(APPEND parts "${part}")
+    set_property(SOURCE "${src}" TARGET_DIRECTORY ${target} APPEND PROPERTY COMPILE_OPTIONS
+      "$<$<COMPILE_LANGUAGE:${langs}>:-fplugin-arg-tf-manifest=${part}>")
+  endforeach()
+  string(REPLACE ";" "|" parts "${parts}") # one argument through the shell
+  add_custom_command(TARGET ${target} POST_BUILD
+    COMMAND ${CMAKE_COMMAND} "-DTF_MANIFEST=${merged}" "-DTF_TARGET=${target}" "-DTF_PARTS=${parts}"
+            -P "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/TFManifest.cmake"
+    VERBATIM)
+endfunction()
+
 function(tf_instrument target)
   cmake_parse_arguments(TFI "STATIC;OPTIONAL" "RULES" "OPTIONS" ${ARGN})
   if(TFI_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "tf_instrument(${target}): unknown arguments: ${TFI_UNPARSED_ARGUMENTS}")
   endif()
   tf__check_args(${target} ${TFI_OPTIONS})
-  set(options ${TFI_OPTIONS})
+  set(options)
+  set(manifest)
+  foreach(opt ${TFI_OPTIONS})
+    if(opt MATCHES "^manifest=(.+)$")
+      set(manifest "${CMAKE_MATCH_1}")
+    else()
+      list(APPEND options "${opt}")
+    endif()
+  endforeach()
   if(TFI_RULES)
     tf__rules(${target} "${TFI_RULES}" rules)
     list(APPEND options "rules=${rules}")
@@ -103,6 +141,9 @@ function(tf_instrument target)
       add_dependencies(${target} ${real})
     endif()
   endforeach()
+  if(manifest AND traced)
+    tf__manifest(${target} "${manifest}" "${traced}")
+  endif()
   string(REPLACE ";" "; " missing "${missing}")
   if(NOT traced AND TFI_OPTIONAL)
     message(STATUS "tf_instrument(${target}): built untraced (${missing})")
@@ -113,11 +154,15 @@ function(tf_instrument target)
     message(WARNING "tf_instrument(${target}): ${missing}; those sources are built untraced")
   endif()
   # The generated code refers to libtf weakly (docs/code-shape.md section 6):
-  # pull libtf.a's registry in, keep libtf.so under --as-needed.
+  # pull libtf.a's registry in, keep libtf.so under --as-needed. Appended to
+  # the property itself: target_link_libraries would refuse the keyword form
+  # after the plain one (most projects' target_link_libraries(app m)), and
+  # the plain form after a keyword one.
   if(TFI_STATIC)
     target_link_options(${target} PRIVATE "LINKER:--undefined=tf_tu_register")
-    target_link_libraries(${target} PRIVATE TF::tf_static)
+    set_property(TARGET ${target} APPEND PROPERTY LINK_LIBRARIES TF::tf_static)
   else()
-    target_link_libraries(${target} PRIVATE "-Wl,--push-state,--no-as-needed" TF::tf "-Wl,--pop-state")
+    set_property(TARGET ${target} APPEND PROPERTY LINK_LIBRARIES
+      "-Wl,--push-state,--no-as-needed" TF::tf "-Wl,--pop-state")
   endif()
 endfunction()

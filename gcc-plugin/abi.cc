@@ -6,6 +6,8 @@
  */
 #include "tf-plugin.h"
 
+#include "nolibtf.h"
+
 namespace tf {
 
 /* Trees the plugin keeps between passes are GC roots: GCC may collect
@@ -275,6 +277,59 @@ static tree call_if_linked(const char *name, tree tu_addr)
 
 static tree tu_desc;
 
+/* An extern function of libc, as plainly as the TU's own declaration of it
+ * would be: the names are the same symbol. */
+static tree libc_fn(const char *name, tree type)
+{
+    tree fn = build_fn_decl(name, type);
+    TREE_NOTHROW(fn) = 1;
+    return fn;
+}
+
+/* int __tf_no_libtf_said: weak and public, so every instrumented object of
+ * the program shares one (plugin-core/nolibtf.h). Made with the data. */
+static tree nolibtf_flag(void)
+{
+    tree flag = build_decl(BUILTINS_LOCATION, VAR_DECL, get_identifier(core::nolibtf_flag),
+                           integer_type_node);
+    TREE_STATIC(flag) = 1;
+    TREE_PUBLIC(flag) = 1;
+    DECL_ARTIFICIAL(flag) = 1;
+    DECL_IGNORED_P(flag) = 1;
+    TREE_USED(flag) = 1;
+    DECL_INITIAL(flag) = integer_zero_node;
+    declare_weak(flag);
+    varpool_node::finalize_decl(flag);
+    gc_keep(flag);
+    return flag;
+}
+
+/* The constructor's else branch when libtf is absent (nolibtf.h):
+ * if (!flag && (getenv("TF_MONITORS") || ...)) { flag = 1; write(2, msg, len); } */
+static tree notice_if_absent(void)
+{
+    tree flag = nolibtf_flag();
+    tree getenv_fn = libc_fn("getenv", build_function_type_list(build_pointer_type(char_type_node),
+                                                                 cstr(), NULL_TREE));
+    tree any = NULL_TREE;
+    for (const char *var : core::nolibtf_vars) {
+        tree set = fold_build2(NE_EXPR, boolean_type_node,
+                               build_call_expr(getenv_fn, 1, abi_string(var)), null_pointer_node);
+        any = any ? build2(TRUTH_ORIF_EXPR, boolean_type_node, any, set) : set;
+    }
+    tree unsaid = build2(EQ_EXPR, boolean_type_node, flag, integer_zero_node);
+    tree write_fn = libc_fn("write", build_function_type_list(long_integer_type_node, integer_type_node,
+                                                             const_ptr_type_node, size_type_node,
+                                                             NULL_TREE));
+    size_t len = sizeof core::nolibtf_message - 1;
+    tree say = build_call_expr(write_fn, 3, build_int_cst(integer_type_node, 2),
+                               abi_string(core::nolibtf_message), build_int_cst(size_type_node, len));
+    tree mark = build2(MODIFY_EXPR, integer_type_node, flag, integer_one_node);
+    tree both = build2(COMPOUND_EXPR, void_type_node, mark, build1(CONVERT_EXPR, void_type_node, say));
+    return build3(COND_EXPR, void_type_node, build2(TRUTH_ANDIF_EXPR, boolean_type_node, unsaid, any),
+                  both, NULL_TREE);
+}
+
 /* static void __tf_ctor(void) / __tf_dtor(void): a constructor (or destructor)
  * whose GENERIC body is `body`, made the way GCC makes its own static
  * constructors (cgraph_build_static_cdtor), but with the names of
@@ -315,7 +370,9 @@ static void emit_cdtors(tree tu_addr)
 {
     function *saved_fun = cfun;
     tree saved_decl = current_function_decl;
-    make_cdtor("__tf_ctor", true, call_if_linked("tf_tu_register", tu_addr));
+    tree reg = call_if_linked("tf_tu_register", tu_addr);
+    COND_EXPR_ELSE(reg) = notice_if_absent();
+    make_cdtor("__tf_ctor", true, reg);
     make_cdtor("__tf_dtor", false, call_if_linked("tf_tu_unregister", tu_addr));
     set_cfun(saved_fun);
     current_function_decl = saved_decl;

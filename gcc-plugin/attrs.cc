@@ -60,7 +60,8 @@ static const std::vector<std::string> *subgroups_of(const std::string &name)
     return it == groups.end() ? NULL : &it->second.subs;
 }
 
-void group_declare(const std::string &name, const std::vector<std::string> &subs, location_t loc)
+void group_declare(const std::string &name, const std::vector<std::string> &subs, location_t loc,
+                   const std::vector<location_t> &sub_locs)
 {
     if (!core::is_identifier(name)) {
         error_at(loc, "tf: group name %qs is not an identifier", name.c_str());
@@ -71,7 +72,9 @@ void group_declare(const std::string &name, const std::vector<std::string> &subs
         g.name = name;
         g.loc = loc;
     }
-    for (const std::string &sub : subs) {
+    for (size_t i = 0; i < subs.size(); i++) {
+        const std::string &sub = subs[i];
+        location_t at = i < sub_locs.size() ? sub_locs[i] : loc;
         if (!core::is_identifier(sub)) {
             error_at(loc, "tf: subgroup name %qs of group %qs is not an identifier",
                      sub.c_str(), name.c_str());
@@ -84,8 +87,42 @@ void group_declare(const std::string &name, const std::vector<std::string> &subs
                      name.c_str(), sub.c_str());
             continue;
         }
-        groups[name].subs.push_back(sub);
+        group_decl &d = groups[name];
+        d.subs.push_back(sub);
+        d.sub_locs.push_back(at);
+        d.sub_ruled.push_back(!sub_locs.empty());
     }
+}
+
+std::string group_hint(const std::string &want)
+{
+    std::vector<std::string> names;
+    for (const auto &g : groups)
+        names.push_back(g.first);
+    std::string hint = core::did_you_mean(want, names, open_quote, close_quote);
+    return hint.empty() ? hint : "; " + hint;
+}
+
+void check_subgroups(void)
+{
+    static bool checked;
+    if (checked)
+        return;
+    checked = true;
+    for (const auto &g : groups)
+        for (size_t i = 0; i < g.second.subs.size(); i++) {
+            const std::string &sub = g.second.subs[i];
+            if (groups.count(sub))
+                continue;
+            std::string hint = group_hint(sub);
+            if (g.second.sub_ruled[i])
+                error_at(g.second.sub_locs[i], "tf: rules: subgroup %qs of group %qs is not declared "
+                         "(add a %<group %s%> line)%s", sub.c_str(), g.first.c_str(), sub.c_str(), hint.c_str());
+            else
+                error_at(g.second.sub_locs[i], "tf: subgroup %qs of group %qs is not declared; add "
+                         "%<TF_GROUP(%s)%> to this file%s", sub.c_str(), g.first.c_str(), sub.c_str(),
+                         hint.c_str());
+        }
 }
 
 /* TF_GROUP(name, subs...) -> extern const char tf_group__name
@@ -116,6 +153,61 @@ static tree handle_group(tree *node, tree, tree args, int, bool *no_add)
     return NULL_TREE;
 }
 
+/* An info function's body is empty by design (its parameters are what the
+ * hook reports), so -Wunused-parameter, which the front ends give before
+ * any later event, must not warn about them. C++ has the parameters and
+ * attributes by PLUGIN_START_PARSE_FUNCTION: they are marked used. C applies
+ * attributes after that event and stores the parameters later still: the
+ * warning is ignored from the function's name (before its parameters) to
+ * its end, as #pragma GCC diagnostic push/ignored/pop would, from the
+ * attribute's handler (or PLUGIN_START_PARSE_FUNCTION of a function declared
+ * TF_INFO before) to PLUGIN_FINISH_PARSE_FUNCTION (or PLUGIN_FINISH_DECL
+ * when it was a declaration only). */
+static tree info_ignoring; /* the C function whose parameters are not warned about */
+static std::set<tree> info_names; /* identifiers of info functions, for a later definition */
+
+static void ignore_unused_parameters(tree fn)
+{
+    info_names.insert(DECL_NAME(fn));
+    if (lang_GNU_CXX() || info_ignoring)
+        return;
+    diagnostic_push_diagnostics(global_dc, DECL_SOURCE_LOCATION(fn));
+    diagnostic_classify_diagnostic(global_dc, OPT_Wunused_parameter, DK_IGNORED, DECL_SOURCE_LOCATION(fn));
+    info_ignoring = DECL_NAME(fn);
+}
+
+static void warn_again(void)
+{
+    if (info_ignoring)
+        diagnostic_pop_diagnostics(global_dc, input_location);
+    info_ignoring = NULL_TREE;
+}
+
+void info_params_used(void *gcc_data, void *)
+{
+    tree fn = (tree)gcc_data;
+    if (!fn || TREE_CODE(fn) != FUNCTION_DECL ||
+        (!info_names.count(DECL_NAME(fn)) && !lookup_attribute("tf_info", DECL_ATTRIBUTES(fn))))
+        return;
+    ignore_unused_parameters(fn); /* C: the definition of one declared TF_INFO before */
+    for (tree p = DECL_ARGUMENTS(fn); p; p = DECL_CHAIN(p)) {
+        TREE_USED(p) = 1;
+        DECL_READ_P(p) = 1;
+    }
+}
+
+void info_params_done(void *, void *)
+{
+    warn_again();
+}
+
+void info_declared(void *gcc_data, void *)
+{
+    tree decl = (tree)gcc_data;
+    if (info_ignoring && decl && TREE_CODE(decl) == FUNCTION_DECL && DECL_NAME(decl) == info_ignoring)
+        warn_again(); /* a declaration, no body: nothing to warn about */
+}
+
 static bool function_only(tree node, const char *macro, bool *no_add)
 {
     if (TREE_CODE(node) == FUNCTION_DECL)
@@ -136,8 +228,8 @@ static tree handle_monitor(tree *node, tree, tree args, int, bool *no_add)
         error_at(loc, "tf: %<tf_monitor%> takes a group name; use %<TF_MONITOR(group)%>");
         *no_add = true;
     } else if (!groups.count(group)) {
-        error_at(loc, "tf: group %qs of %qD is not declared; add %<TF_GROUP(%s)%> before this use",
-                 group, fn, group);
+        error_at(loc, "tf: group %qs of %qD is not declared; add %<TF_GROUP(%s)%> before this use%s",
+                 group, fn, group, group_hint(group).c_str());
         *no_add = true;
     } else if (lookup_attribute("tf_monitor", DECL_ATTRIBUTES(fn))) {
         error_at(loc, "tf: %qD has more than one %<TF_MONITOR%>", fn);
@@ -172,6 +264,8 @@ static tree handle_info(tree *node, tree, tree args, int, bool *no_add)
         error_at(loc, "tf: %qD has more than one %<TF_INFO%>", fn);
     else
         *no_add = false;
+    if (!*no_add)
+        ignore_unused_parameters(fn);
     return NULL_TREE;
 }
 

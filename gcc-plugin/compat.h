@@ -38,6 +38,7 @@
 #include "stor-layout.h"
 #include "langhooks.h"
 #include "diagnostic.h"
+#include "intl.h" /* open_quote, close_quote: the quotes of %qs */
 #include "tree-iterator.h"
 #include "fold-const.h"
 #include "builtins.h"

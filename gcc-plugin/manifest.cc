@@ -5,6 +5,7 @@
 #include "tf-plugin.h"
 
 #include "manifest.h"
+#include "output.h"
 #include "spelling.h"
 
 namespace tf {
@@ -27,13 +28,12 @@ void manifest_write(void)
     m.rules = !opts.rules.empty();
     m.min_size = rules_min_size();
     m.too_small = tu.too_small;
-    std::string text = core::manifest_json(m, tu.table);
-    FILE *f = fopen(opts.manifest.c_str(), "w");
-    bool ok = f && fputs(text.c_str(), f) >= 0;
-    if (f && fclose(f))
-        ok = false;
-    if (!ok)
-        error("tf: cannot write manifest %qs: %m", opts.manifest.c_str());
+    m.rules_file = opts.rules;
+    if (m.rules)
+        rules_lines(m.rules_monitors, m.rules_chosen);
+    std::string why;
+    if (!core::write_manifest(opts.manifest, core::manifest_json(m, tu.table), why))
+        error("tf: cannot write manifest %qs: %s", core::escaped(opts.manifest).c_str(), why.c_str());
 }
 
 } // namespace tf

@@ -103,8 +103,9 @@ static bool classify(tree decl, candidate &k)
             return false;
         }
     }
+    unsigned rules_line = 0;
     if (!info && !group && !DECL_ARTIFICIAL(decl) && DECL_NAME(decl)) {
-        group = rules_match(c.file.c_str(), tracing_default_name(decl).c_str());
+        group = rules_match(c.file.c_str(), tracing_default_name(decl).c_str(), &rules_line);
         c.from_rules = group != NULL;
     }
     if (lookup_attribute("naked", DECL_ATTRIBUTES(decl)) ||
@@ -113,6 +114,8 @@ static bool classify(tree decl, candidate &k)
             error_at(k.loc, "tf: %qD is %<naked%>: it has no frame to add hooks to", decl);
         return false; /* rules skip what -finstrument-functions would skip */
     }
+    if (c.from_rules) /* it took this function, instrumented or left small */
+        rules_choose(rules_line);
     if (c.from_rules && left_small(decl, k))
         return false;
     if (!group && !info) {
@@ -259,6 +262,7 @@ static void model_build_1(void)
 {
     if (!opts.rules.empty())
         rules_load(opts.rules.c_str());
+    check_subgroups();
     std::vector<candidate> cands;
     cgraph_node *node;
     FOR_EACH_FUNCTION(node)

@@ -68,6 +68,13 @@ static bool parse_args(struct plugin_name_args *info)
 
 static void write_manifest(void *, void *)
 {
+    /* A TU whose functions were never lowered (declarations only) was not
+     * modelled: its subgroups are checked here. */
+    if (!in_lto_p && !tf::tu.built) {
+        if (!tf::opts.rules.empty())
+            tf::rules_load(tf::opts.rules.c_str());
+        tf::check_subgroups();
+    }
     if (!in_lto_p && !tf::opts.manifest.empty() && !seen_error())
         tf::manifest_write();
 }
@@ -118,6 +125,9 @@ __attribute__((visibility("default"))) int plugin_init(struct plugin_name_args *
     register_callback(name, PLUGIN_START_UNIT, define_plugin_macro, NULL);
     register_callback(name, PLUGIN_FINISH_UNIT, write_manifest, NULL);
     register_callback(name, PLUGIN_PRE_GENERICIZE, tf::check_info_body, NULL);
+    register_callback(name, PLUGIN_START_PARSE_FUNCTION, tf::info_params_used, NULL);
+    register_callback(name, PLUGIN_FINISH_PARSE_FUNCTION, tf::info_params_done, NULL);
+    register_callback(name, PLUGIN_FINISH_DECL, tf::info_declared, NULL);
     if (!tf::opts.rules.empty())
         register_callback(name, PLUGIN_PRE_GENERICIZE, tf::measure_body, NULL);
 

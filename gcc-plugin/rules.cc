@@ -42,21 +42,37 @@ void rules_load(const char *path)
     for (const core::rules::group &g : rules.groups) {
         for (; e < errors.size() && errors[e].line < g.line; e++)
             error_at(rules_loc(path, errors[e].line, errors[e].column), "tf: rules: %s", errors[e].message.c_str());
-        group_declare(g.name, g.subgroups, rules_loc(path, g.line, g.column));
+        location_t at = rules_loc(path, g.line, g.column);
+        std::vector<location_t> sub_locs; /* in line order, as the line map wants */
+        for (unsigned column : g.subgroup_columns)
+            sub_locs.push_back(rules_loc(path, g.line, column));
+        group_declare(g.name, g.subgroups, at, sub_locs);
     }
     for (; e < errors.size(); e++)
         error_at(rules_loc(path, errors[e].line, errors[e].column), "tf: rules: %s", errors[e].message.c_str());
     for (const core::rules::match &m : rules.monitors)
         if (!groups.count(m.group))
             error_at(rules_loc(path, m.line, m.group_column),
-                     "tf: rules: group %qs is not declared (add a %<group%> line)", m.group.c_str());
+                     "tf: rules: group %qs is not declared (add a %<group%> line)%s", m.group.c_str(),
+                     group_hint(m.group).c_str());
 }
 
-const char *rules_match(const char *file, const char *fn)
+const char *rules_match(const char *file, const char *fn, unsigned *line)
 {
     static std::string group;
-    group = rules.group_for(file, fn);
+    group = rules.group_for(file, fn, line);
     return group.empty() ? NULL : group.c_str();
+}
+
+void rules_choose(unsigned line)
+{
+    rules.choose(line);
+}
+
+void rules_lines(std::vector<unsigned> &monitors, std::vector<unsigned> &chosen)
+{
+    monitors = rules.monitor_lines();
+    chosen = rules.chosen;
 }
 
 } // namespace tf

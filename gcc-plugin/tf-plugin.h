@@ -24,13 +24,29 @@ struct group_decl {
     std::string name;
     std::vector<std::string> subs; /* in the order written */
     location_t loc;
+    std::vector<location_t> sub_locs; /* where each of subs was first written */
+    std::vector<bool> sub_ruled;      /* ... in the rules file */
 };
 /* Every TF_GROUP (and rules-file `group`) seen so far, by name. */
 extern std::map<std::string, group_decl> groups;
-/* Adds a group or its new subgroups; reports bad names and cycles at loc. */
+/* Adds a group or its new subgroups; reports bad names and cycles at loc.
+ * sub_locs: where each subgroup is written, if not at loc (rules file). */
 void group_declare(const std::string &name, const std::vector<std::string> &subs,
-                   location_t loc);
+                   location_t loc, const std::vector<location_t> &sub_locs = {});
+/* Once the TU is complete: each subgroup no TF_GROUP (or rules-file group
+ * line) of the TU declares is an error where it was written, with the
+ * nearest declared names (a typo must not compile; docs/design.md
+ * .silent.subgroup). Runs once. */
+void check_subgroups(void);
+/* "; did you mean 'x'?" among the declared groups, in GCC's quotes, or "". */
+std::string group_hint(const std::string &want);
 void register_attributes(void *gcc_data, void *user_data);
+/* PLUGIN_START_PARSE_FUNCTION, PLUGIN_FINISH_PARSE_FUNCTION,
+ * PLUGIN_FINISH_DECL: no -Wunused-parameter for an info function's
+ * parameters (attrs.cc). */
+void info_params_used(void *gcc_data, void *user_data);
+void info_params_done(void *gcc_data, void *user_data);
+void info_declared(void *gcc_data, void *user_data);
 /* False when another copy of this plugin registered the attributes first. */
 extern bool active;
 /* Diagnostics point at the user's source, not into tf.h's macros. */
@@ -42,8 +58,12 @@ unsigned monitor_written(tree fn, const char *group);
 
 /* ---- rules.cc: the rules file of DESIGN section 5 ------------------------- */
 void rules_load(const char *path);
-/* The group of the first matching monitor line, or NULL (also if excluded). */
-const char *rules_match(const char *file, const char *fn);
+/* The group of the first matching monitor line (*line: which), or NULL
+ * (also if excluded). */
+const char *rules_match(const char *file, const char *fn, unsigned *line);
+/* The monitor line took a function of the TU (manifest: "rules"). */
+void rules_choose(unsigned line);
+void rules_lines(std::vector<unsigned> &monitors, std::vector<unsigned> &chosen);
 /* The min-size in force: the plugin option's, else the rules file's. */
 unsigned rules_min_size(void);
 

@@ -1,6 +1,10 @@
 #include "manifest.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <unistd.h>
 
 #include "abi.h"
 #include "json.h"
@@ -75,6 +79,22 @@ std::string small_part(const manifest_tu &m)
     return o + (fs.empty() ? "]" : "\n  ]");
 }
 
+std::string numbers(const std::vector<unsigned> &v)
+{
+    std::string out;
+    for (size_t i = 0; i < v.size(); i++)
+        out += (i ? ", " : "") + std::to_string(v[i]);
+    return out;
+}
+
+std::string rules_part(const manifest_tu &m)
+{
+    if (!m.rules)
+        return "";
+    return ",\n  \"rules\": {\"file\": " + json_string(m.rules_file) + ", \"monitor_lines\": [" +
+           numbers(m.rules_monitors) + "], \"chosen\": [" + numbers(m.rules_chosen) + "]}";
+}
+
 } // namespace
 
 std::string manifest_json(const manifest_tu &m, const name_table &t)
@@ -87,7 +107,7 @@ std::string manifest_json(const manifest_tu &m, const name_table &t)
     o += "\n  ],\n  \"names\": [";
     for (size_t i = 0; i < t.names.size(); i++)
         o += (i ? "," : "") + name_json(i, t.names[i], t);
-    return o + "\n  ]" + small_part(m) + "\n}\n";
+    return o + "\n  ]" + small_part(m) + rules_part(m) + "\n}\n";
 }
 
 } // namespace core

@@ -35,10 +35,16 @@ struct manifest_tu {
     bool rules = false;                 /* a rules file was read: min_size applies */
     unsigned min_size = 0;
     std::vector<manifest_small> too_small; /* any order; written sorted */
+    /* With a rules file: its path as given, its monitor lines, and those that
+     * took a function of this TU (a merged manifest or tf-scan says the lines
+     * no TU of the build chose). */
+    std::string rules_file;
+    std::vector<unsigned> rules_monitors, rules_chosen;
 };
 
 /* The manifest as JSON, ending in a newline. */
 std::string manifest_json(const manifest_tu &m, const name_table &names);
+
 
 } // namespace core
 } // namespace tf

@@ -1,6 +1,7 @@
 #include "options.h"
 
 #include "size.h"
+#include "spelling.h"
 
 namespace tf {
 namespace core {
@@ -78,9 +79,12 @@ std::string option_set(options &o, const std::string &key, const char *value)
             return err.empty() ? err : "plugin option " + written(key, value) + " " + err;
         }
     std::string known;
-    for (const option_spec &s : table)
+    std::vector<std::string> keys;
+    for (const option_spec &s : table) {
         known += std::string(known.empty() ? "" : ", ") + s.spelling;
-    return "unknown plugin option " + written(key, NULL) + " (known: " + known + ")";
+        keys.push_back(s.key);
+    }
+    return with_hint("unknown plugin option " + written(key, NULL) + " (known: " + known + ")", key, keys);
 }
 
 std::string options_help(void)

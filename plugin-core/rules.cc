@@ -1,5 +1,6 @@
 #include "rules.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -43,11 +44,20 @@ bool glob_matches(const std::string &glob, const std::string &s)
     return fnmatch(glob.c_str(), s.c_str(), 0) == 0;
 }
 
+/* The whole path, or its last components, as many as the glob has: "src/io.c"
+ * is written the way users name a file of their tree, whatever directory the
+ * compiler was given it from (../src/io.c, an absolute path), and "l*.c"
+ * still looks at base names only (a '*' matches '/' too: "lua/rmain.c" is no
+ * file "l*.c" means). */
 bool file_matches(const std::string &glob, const std::string &file)
 {
-    size_t slash = file.find_last_of('/');
-    return glob_matches(glob, file) ||
-           (slash != std::string::npos && glob_matches(glob, file.substr(slash + 1)));
+    if (glob_matches(glob, file))
+        return true;
+    size_t parts = size_t(std::count(glob.begin(), glob.end(), '/')) + 1;
+    size_t at = file.size();
+    while (parts-- && at != std::string::npos && at > 0)
+        at = file.find_last_of('/', at - 1);
+    return at != std::string::npos && glob_matches(glob, file.substr(at + 1));
 }
 
 /* The end of a bracket expression starting at glob[i] == '[' (the index of
@@ -146,9 +156,11 @@ struct line_parser {
         for (size_t i = 1; i < w.size(); i++)
             if (!identifier(w[i]))
                 return;
-        rules::group g{w[1].text, {}, line, w[1].column};
-        for (size_t i = 2; i < w.size(); i++)
+        rules::group g{w[1].text, {}, line, w[1].column, {}};
+        for (size_t i = 2; i < w.size(); i++) {
             g.subgroups.push_back(w[i].text);
+            g.subgroup_columns.push_back(w[i].column);
+        }
         r.groups.push_back(g);
     }
 
@@ -209,8 +221,9 @@ struct line_parser {
         else if (w[0].text == "min-size")
             min_size(w, eol);
         else
-            error(w[0].column,
-                  "unknown directive '" + w[0].text + "' (expected group, monitor, exclude or min-size)");
+            error(w[0].column, with_hint("unknown directive '" + w[0].text +
+                                             "' (expected group, monitor, exclude or min-size)",
+                                         w[0].text, {"group", "monitor", "exclude", "min-size"}));
     }
 };
 
@@ -260,15 +273,33 @@ bool rules::parse(const std::string &text_in, std::vector<rule_error> &errors)
     return errors.size() == before;
 }
 
-std::string rules::group_for(const std::string &file, const std::string &function) const
+std::string rules::group_for(const std::string &file, const std::string &function,
+                             unsigned *line) const
 {
     for (const match &e : excludes)
         if (file_matches(e.file_glob, file) && glob_matches(e.fn_glob, function))
             return "";
     for (const match &m : monitors)
-        if (file_matches(m.file_glob, file) && glob_matches(m.fn_glob, function))
+        if (file_matches(m.file_glob, file) && glob_matches(m.fn_glob, function)) {
+            if (line)
+                *line = m.line;
             return m.group;
+        }
     return "";
+}
+
+void rules::choose(unsigned line)
+{
+    if (std::find(chosen.begin(), chosen.end(), line) == chosen.end())
+        chosen.insert(std::upper_bound(chosen.begin(), chosen.end(), line), line);
+}
+
+std::vector<unsigned> rules::monitor_lines() const
+{
+    std::vector<unsigned> lines;
+    for (const match &m : monitors)
+        lines.push_back(m.line);
+    return lines;
 }
 
 } // namespace core

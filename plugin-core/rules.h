@@ -32,6 +32,7 @@ struct rules {
         std::string name;
         std::vector<std::string> subgroups;
         unsigned line, column;
+        std::vector<unsigned> subgroup_columns; /* where each of subgroups is */
     };
     struct match {
         std::string group; /* empty for exclude */
@@ -51,8 +52,20 @@ struct rules {
      * also a NUL byte and an unterminated glob ('[abc', a trailing '\').
      * A UTF-8 byte order mark at the start is skipped. */
     bool parse(const std::string &text, std::vector<rule_error> &errors);
-    /* The group of a function defined in `file`, or "" when none applies. */
-    std::string group_for(const std::string &file, const std::string &function) const;
+    /* The group of a function defined in `file`, or "" when none applies;
+     * *line: the monitor line that gave it. FILE_GLOB matches the path as
+     * the compiler sees it, or its last components, as many as the glob
+     * has (so "src/io.c" matches "../src/io.c" and "/home/me/p/src/io.c",
+     * "io.c" and "i*.c" the base name). */
+    std::string group_for(const std::string &file, const std::string &function,
+                          unsigned *line = nullptr) const;
+    /* Monitor lines that took a function of the TU (the plugins note them
+     * where they instrument it, or leave it plain as too small): a line no
+     * TU of a build chose is said by tf-scan and the merged manifest
+     * (docs/design.md .silent.rules). */
+    std::vector<unsigned> chosen;
+    void choose(unsigned line);
+    std::vector<unsigned> monitor_lines() const;
 };
 
 } // namespace core

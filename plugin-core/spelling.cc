@@ -1,7 +1,29 @@
 #include "spelling.h"
 
+#include "nearest.h"
+
 namespace tf {
 namespace core {
+
+std::string did_you_mean(const std::string &want, const std::vector<std::string> &names,
+                         const char *open, const char *close)
+{
+    tf_nearest near;
+    tf_nearest_begin(&near, want.c_str());
+    for (const std::string &n : names)
+        tf_nearest_offer(&near, n.c_str());
+    char hint[512];
+    tf_nearest_say_quoted(&near, hint, sizeof hint, open, close);
+    tf_nearest_end(&near);
+    return hint;
+}
+
+std::string with_hint(const std::string &msg, const std::string &want,
+                      const std::vector<std::string> &names)
+{
+    std::string hint = did_you_mean(want, names);
+    return hint.empty() ? msg : msg + "; " + hint;
+}
 
 bool is_identifier(const std::string &s)
 {

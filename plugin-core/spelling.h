@@ -7,9 +7,18 @@
 #define TF_CORE_SPELLING_H
 
 #include <string>
+#include <vector>
 
 namespace tf {
 namespace core {
+
+/* "did you mean 'work'?" for a name that matches nothing, from the names
+ * that exist (nearest/ decides what is near), or "" when none is near.
+ * with_hint(msg, want, names): msg, then "; did you mean ...?" if any. */
+std::string did_you_mean(const std::string &want, const std::vector<std::string> &names,
+                         const char *open = "'", const char *close = "'");
+std::string with_hint(const std::string &msg, const std::string &want,
+                      const std::vector<std::string> &names);
 
 /* A C identifier: group names must be (TF_GROUP pastes them). */
 bool is_identifier(const std::string &s);

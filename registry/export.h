@@ -42,10 +42,10 @@ void tf__deny_external(const char *who, const char *what);
  * registrations are sealed: for requests that attach monitors otherwise. */
 int tf__external_permitted(const char *who, const char *what);
 /* Triggers (runtime/control) watch the functions they name: the registry adds
- * f to every holder for which wants(tu, group index) is nonzero, after the
+ * f to every holder for which wants(f, tu, group index) is nonzero, after the
  * factories registered; a later call replaces f and wants and recomputes
  * every holder. */
-void tf__registry_watch(tf_factory *f, int (*wants)(const tf_tu *tu, uint32_t group));
+void tf__registry_watch(tf_factory *f, int (*wants)(tf_factory *f, const tf_tu *tu, uint32_t group));
 /* The watchdog (runtime/watchdog) watches every monitored function: f (NULL:
  * none) joins every holder, last, and every holder is recomputed. */
 void tf__registry_watch_every(tf_factory *f);
@@ -65,6 +65,17 @@ void tf__registry_unshed_all(void);
 /* 1 if the budget keeps function id of tu off. */
 int tf__registry_shed_get(const tf_tu *tu, int id);
 
+/* Calls fn with each group a registered TU has declared or used (groups are
+ * never forgotten, so at exit too), until fn returns nonzero, and returns
+ * that. Under the registry's lock: fn calls nothing of the registry. */
+int tf__group_each_declared(int (*fn)(const char *name, void *arg), void *arg);
+
+/* fn sees each TU that registers from now on, and at once each one
+ * registered already (runtime/hints.c: names that match nothing are said at
+ * exit, when the TUs' destructors have unregistered them). It runs under the
+ * registry's lock, so it calls nothing of the registry. */
+void tf__registry_observe(void (*fn)(const tf_tu *tu));
+
 /* Calls fn with the name of each group group directly contains, in the order
  * the TUs declared them, until fn returns nonzero, and returns that (0 for a
  * group without subgroups or unknown). Takes no lock, as above. */
@@ -74,6 +85,9 @@ int tf__group_each_subgroup(const char *group, int (*fn)(const char *name, void 
  * matches "<tu>.<name>", or the name alone when it has no '.' (triggers and
  * tf-ctl functions match the same way). */
 int tf__function_matches(const char *glob, const tf_tu *tu, const char *name);
+/* Why the glob of len bytes at g would not match as written (fnmatch takes
+ * an unclosed '[' or a trailing '\' literally), or NULL. */
+const char *tf__glob_problem(const char *g, size_t len);
 /* Where a selection comes from: the environment's TF_SELECT (bad items are
  * skipped and the rest applies; its items that never match are said at exit)
  * or a call (tf_select, tf-ctl: applied whole or not at all). */

@@ -125,7 +125,10 @@ static int deny(const struct module *m, const char *what)
     snprintf(d->module, sizeof d->module, "%s", m->path[0] ? m->path : "(main program)");
     snprintf(d->what, sizeof d->what, "%s", what);
     d->reason = TF_EPERM;
-    fprintf(stderr, "tf: permission denied: %s from %s\n", d->what, d->module);
+    const char *asked = d->what, *module = d->module;
+    TF_ESC_BUF(asked);
+    TF_ESC_BUF(module);
+    fprintf(stderr, "tf: permission denied: %s from %s\n", TF_ESC(asked), TF_ESC(module));
     return TF_EPERM;
 }
 

@@ -93,9 +93,10 @@ static struct group *groups;
 static struct group **buckets;
 static struct tu_entry *tus;
 static tf_factory *watcher;
-static int (*watcher_wants)(const tf_tu *tu, uint32_t group);
+static int (*watcher_wants)(tf_factory *f, const tf_tu *tu, uint32_t group);
 static tf_factory *everywhere; /* the watchdog's (tf__registry_watch_every) */
 static tf_factory *meter;      /* the overhead budget's (tf__registry_meter) */
+static void (*observer)(const tf_tu *tu); /* tf__registry_observe */
 static tf__monitor_maker maker;
 static volatile int exiting;
 
@@ -238,21 +239,27 @@ static void add_edge(struct group *g, struct group *sub, const tf_tu *tu)
     for (int i = 0; i < g->subs.n; i++)
         if (edge_at(&g->subs, i) == sub)
             return;
+    const char *file = tu->file, *from = g->name, *to = sub->name;
+    TF_ESC_BUF(file);
+    TF_ESC_BUF(from);
+    TF_ESC_BUF(to);
     if (reaches(sub, g)) {
+        TF_ESC(from);
+        TF_ESC(to);
         fprintf(stderr,
                 "tf: %s: subgroup cycle: '%s' is already a subgroup of '%s'; "
                 "edge %s -> %s ignored\n",
-                tu->file, g->name, sub->name, g->name, sub->name);
+                TF_ESC(file), from_esc, to_esc, from_esc, to_esc);
         return;
     }
     /* parents first: a reader walking up must never miss an edge the
      * subgroup list already shows */
     if (push_edge(&sub->parents, g) != TF_OK)
         fprintf(stderr, "tf: %s: out of memory: subgroup %s of %s not added: what is registered "
-                        "on %s does not reach it\n", tu->file, sub->name, g->name, g->name);
+                        "on %s does not reach it\n", TF_ESC(file), TF_ESC(to), TF_ESC(from), TF_ESC(from));
     else if (push_edge(&g->subs, sub) != TF_OK)
-        fprintf(stderr, "tf: %s: out of memory: edge %s -> %s only partly added\n", tu->file,
-                g->name, sub->name);
+        fprintf(stderr, "tf: %s: out of memory: edge %s -> %s only partly added\n", TF_ESC(file),
+                TF_ESC(from), TF_ESC(to));
 }
 
 /* Grows v (which starts as the caller's array small, of *cap entries) to
@@ -337,7 +344,7 @@ static int factories_for(struct group *h, struct factory_set *s)
  * watches, so it sees the call after they did). */
 static int watch_set(const tf_tu *tu, uint32_t group, struct factory_set *s)
 {
-    int rc = watcher && watcher_wants(tu, group) ? set_add(s, watcher) : 0;
+    int rc = watcher && watcher_wants(watcher, tu, group) ? set_add(s, watcher) : 0;
     rc = rc == 0 && everywhere ? set_add(s, everywhere) : rc;
     return rc == 0 && meter && s->n ? set_add(s, meter) : rc; /* around what is there */
 }
@@ -453,10 +460,13 @@ static void select_tu(struct tu_entry *e)
             example = tu->names[id].name;
     }
     if (skipped && !e->warned) {
+        const char *file = tu->file;
+        TF_ESC_BUF(file);
+        TF_ESC_BUF(example);
         e->warned = 1;
         fprintf(stderr, "tf: %s: the selection cannot switch off '%s'%s: this TU was built with "
                         "TF_TU_ABI %u, without per-function slots; rebuild it with this TF\n",
-                tu->file, example, skipped > 1 ? " and others" : "", tu->abi);
+                TF_ESC(file), TF_ESC(example), skipped > 1 ? " and others" : "", tu->abi);
     }
 }
 
@@ -547,9 +557,13 @@ static void update_tu(struct tu_entry *e, struct need **needs)
                 rc = add_need(e, i, &set, needs);
             }
         }
-        if (rc != 0)
+        if (rc != 0) {
+            const char *file = e->tu->file, *group = s->group->name;
+            TF_ESC_BUF(file);
+            TF_ESC_BUF(group);
             fprintf(stderr, "tf: %s: out of memory: the monitor for group '%s' is unchanged\n",
-                    e->tu->file, s->group->name);
+                    TF_ESC(file), TF_ESC(group));
+        }
         set_free(&set);
     }
     if (changed)
@@ -567,10 +581,14 @@ static int attach(struct need *needs)
         struct slot *s = &e->slots[d->slot];
         if (e->dying || made_find(s, d->set, d->n))
             continue;
-        if (!d->monitor)
+        if (!d->monitor) {
+            const char *file = e->tu->file, *factory = d->set[0]->name, *group = s->group->name;
+            TF_ESC_BUF(file);
+            TF_ESC_BUF(factory);
+            TF_ESC_BUF(group);
             fprintf(stderr, "tf: %s: factory '%s' created no monitor for group '%s'%s\n",
-                    e->tu->file, d->set[0]->name ? d->set[0]->name : "?", s->group->name,
-                    d->oom ? ": out of memory" : "");
+                    TF_ESC(file), TF_ESC(factory), TF_ESC(group), d->oom ? ": out of memory" : "");
+        }
         if (made_add(s, d->set, d->n, d->monitor))
             d->monitor = NULL; /* kept */
         else
@@ -704,7 +722,7 @@ TF_API int tf_selected(const tf_tu *tu, int id)
     return rc;
 }
 
-void tf__registry_watch(tf_factory *f, int (*wants)(const tf_tu *tu, uint32_t group))
+void tf__registry_watch(tf_factory *f, int (*wants)(tf_factory *f, const tf_tu *tu, uint32_t group))
 {
     pthread_mutex_lock(&lock);
     watcher = f;
@@ -766,6 +784,15 @@ int tf__registry_shed_get(const tf_tu *tu, int id)
     int shed = e && e->off && id >= 0 && (uint32_t)id < tu->nnames && (e->off[id] & OFF_BUDGET);
     pthread_mutex_unlock(&lock);
     return shed;
+}
+
+void tf__registry_observe(void (*fn)(const tf_tu *tu))
+{
+    pthread_mutex_lock(&lock);
+    observer = fn;
+    for (struct tu_entry *e = tus; e && fn; e = e->next)
+        fn(e->tu);
+    pthread_mutex_unlock(&lock);
 }
 
 /* ---- registration ------------------------------------------------------------ */
@@ -888,6 +915,14 @@ static const char *descriptor_problem(const tf_tu *tu)
     return NULL;
 }
 
+static void oom_group(const tf_tu *tu, const char *group)
+{
+    const char *file = tu->file;
+    TF_ESC_BUF(file);
+    TF_ESC_BUF(group);
+    fprintf(stderr, "tf: %s: out of memory: group %s not declared\n", TF_ESC(file), TF_ESC(group));
+}
+
 static void merge_groups(const tf_tu *tu)
 {
     for (uint32_t i = 0; i < tu->ndecls; i++) {
@@ -899,12 +934,10 @@ static void merge_groups(const tf_tu *tu)
             if (sub)
                 add_edge(g, sub, tu);
             else
-                fprintf(stderr, "tf: %s: out of memory: subgroup %s of %s not added\n", tu->file,
-                        tu->decls[i].subgroups[j], g->name);
+                oom_group(tu, tu->decls[i].subgroups[j]);
         }
         if (!g)
-            fprintf(stderr, "tf: %s: out of memory: group %s not declared\n", tu->file,
-                    tu->decls[i].name);
+            oom_group(tu, tu->decls[i].name);
     }
 }
 
@@ -933,10 +966,13 @@ static int abi_refused(const tf_tu *tu)
     char buf[64];
     if (tu->abi >= 1 && tu->abi <= TF_TU_ABI)
         return 0;
+    const char *file = tu->file, *producer = tu_producer(tu, buf, sizeof buf);
+    TF_ESC_BUF(file);
+    TF_ESC_BUF(producer);
     fprintf(stderr,
             "tf: %s: TU not registered: it has TF_TU_ABI %u (built by %s); this libtf "
             "(TF " TF_VERSION ") takes TF_TU_ABI 1 to %u\n",
-            tu->file ? tu->file : "?", tu->abi, tu_producer(tu, buf, sizeof buf), TF_TU_ABI);
+            TF_ESC(file), tu->abi, TF_ESC(producer), TF_TU_ABI);
     return 1;
 }
 
@@ -946,7 +982,9 @@ TF_API void tf_tu_register(tf_tu *tu)
         return;
     const char *problem = tu ? descriptor_problem(tu) : "NULL descriptor";
     if (problem) {
-        fprintf(stderr, "tf: %s: TU not registered: %s\n", tu && tu->file ? tu->file : "?", problem);
+        const char *file = tu ? tu->file : NULL;
+        TF_ESC_BUF(file);
+        fprintf(stderr, "tf: %s: TU not registered: %s\n", TF_ESC(file), problem);
         return;
     }
     pthread_mutex_lock(&lock);
@@ -956,7 +994,9 @@ TF_API void tf_tu_register(tf_tu *tu)
         e->tu = tu;
     if (!again && (!e || !(e->slots = calloc(tu->ngroups ? tu->ngroups : 1, sizeof *e->slots)) ||
                    alloc_off(e) != 0)) {
-        fprintf(stderr, "tf: %s: TU not registered: out of memory\n", tu->file);
+        const char *file = tu->file;
+        TF_ESC_BUF(file);
+        fprintf(stderr, "tf: %s: TU not registered: out of memory\n", TF_ESC(file));
         free_entry(e);
         e = NULL;
     }
@@ -973,6 +1013,8 @@ TF_API void tf_tu_register(tf_tu *tu)
             e->next = tus;
             tus = e;
             select_tu(e);
+            if (observer)
+                observer(tu); /* hints.c: libtf's own, under the lock */
         } else {
             free_entry(e);
             e = NULL;
@@ -1089,6 +1131,17 @@ TF_API int tf_group_known(const char *group)
     int known = g && g->declared;
     pthread_mutex_unlock(&lock);
     return known;
+}
+
+int tf__group_each_declared(int (*fn)(const char *name, void *arg), void *arg)
+{
+    int rc = 0;
+    pthread_mutex_lock(&lock);
+    for (struct group *g = groups; g && !rc; g = g->next)
+        if (g->declared)
+            rc = fn(g->name, arg);
+    pthread_mutex_unlock(&lock);
+    return rc;
 }
 
 TF_API int tf_group_subgroups(const char *group, const char **out, int max)

@@ -45,7 +45,7 @@ int tf__function_matches(const char *glob, const tf_tu *tu, const char *name)
 /* Why glob is not one fnmatch reads as written, or NULL. fnmatch takes an
  * unclosed '[' or a trailing '\' literally: a user meaning a class would
  * silently match nothing. */
-static const char *glob_problem(const char *g, size_t len)
+const char *tf__glob_problem(const char *g, size_t len)
 {
     if (!len)
         return "an empty glob";
@@ -94,7 +94,7 @@ static int next_item(const char **p, struct item *it)
     it->include = !(n && *s == '-');
     it->glob = n && (*s == '-' || *s == '+') ? s + 1 : s;
     it->glen = n - (size_t)(it->glob - s);
-    it->problem = !n ? "an empty item" : glob_problem(it->glob, it->glen);
+    it->problem = !n ? "an empty item" : tf__glob_problem(it->glob, it->glen);
     return 1;
 }
 

@@ -93,3 +93,11 @@ int64_t tf__clock_epoch_offset_ns(double hz)
     tf__clock_init();
     return (int64_t)start.real0 - (int64_t)((double)start.tsc0 * 1e9 / hz);
 }
+
+void tf__clock_start(uint64_t *clock, uint64_t *mono_ns, uint64_t *real_ns)
+{
+    tf__clock_init();
+    *clock = start.tsc0;
+    *mono_ns = start.mono0;
+    *real_ns = start.real0;
+}

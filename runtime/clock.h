@@ -41,4 +41,8 @@ double tf__clock_hz(int settle);
  * the rate hz; async-signal-safe. */
 int64_t tf__clock_epoch_offset_ns(double hz);
 
+/* The calibration's start: the clock, CLOCK_MONOTONIC and CLOCK_REALTIME
+ * read together (a reader of a ring file recomputes the rate from it). */
+void tf__clock_start(uint64_t *clock, uint64_t *mono_ns, uint64_t *real_ns);
+
 #endif

@@ -77,7 +77,29 @@ static void flush_if_due(struct dprint_factory *stream)
 struct dprint {
     tf_monitor base;
     struct dprint_factory *stream;
+    const tf_out_item **out; /* TF_OUT's item for each id, or NULL (out.c) */
 };
+
+/* The arguments as printed at an entry: TF_OUT's buffer (filled by the call,
+ * garbage yet) as the pointer it is, its string kept for the exit. */
+/* "p1=v1, p2=v2", the value out (TF_OUT's, if any) shown as a pointer. */
+static void put_args(tf_buf *b, const tf_args *args, const tf_value *out)
+{
+    for (uint32_t i = 0; args && args->values && i < args->count; i++) {
+        const tf_value *v = &args->values[i];
+        tf_value as_ptr;
+        if (v == out) {
+            as_ptr = *v;
+            as_ptr.kind = TF_K_PTR;
+            v = &as_ptr;
+        }
+        if (i)
+            tf__buf_puts(b, ", ");
+        tf__buf_puts(b, v->name ? v->name : "?");
+        tf__buf_put(b, "=", 1);
+        tf__buf_value(b, v);
+    }
+}
 
 static void start(tf_buf *b, const tf_monitor *m, int id)
 {
@@ -122,15 +144,44 @@ static void emit(const tf_monitor *m, tf_buf *b)
     char line_[LINE_MAX_BYTES];                                                \
     tf_buf b = {line_, sizeof line_, 0}
 
+/* A line longer than the stack buffer (long names, many arguments) is built
+ * again in pages of its length: no name or argument count is a limit
+ * (hooks never malloc: pages.c). 1 if b must be built again; a line that
+ * cannot grow is emitted cut, marked "...". */
+static int regrow(tf_buf *b, char *stack)
+{
+    if (b->len + 1 <= b->cap || b->p != stack)
+        return 0;
+    char *p = tf__pages_alloc(b->len + 1);
+    if (!p)
+        return 0;
+    *b = (tf_buf){p, b->len + 1, 0};
+    return 1;
+}
+
+static void line_done(tf_buf *b, char *stack)
+{
+    if (b->p != stack)
+        tf__pages_free(b->p, b->cap);
+}
+
 static void d_enter(tf_monitor *self, int id, const tf_args *args)
 {
     TF_GUARD_BEGIN(1);
     LINE(b);
-    start(&b, self, id);
-    tf__buf_puts(&b, "->(");
-    tf__buf_args(&b, args);
-    tf__buf_put(&b, ")", 1);
+    const struct dprint *d = (const struct dprint *)self;
+    /* TF_OUT: its argument shown as a pointer now, as a string at the exit. */
+    const tf_value *out = d->out && d->out[id] && args
+                              ? tf__out_enter(d, d->out[id], id, args, TF_FRAME_CALLER_SP())
+                              : NULL;
+    do {
+        start(&b, self, id);
+        tf__buf_puts(&b, "->(");
+        put_args(&b, args, out);
+        tf__buf_put(&b, ")", 1);
+    } while (regrow(&b, line_));
     emit(self, &b);
+    line_done(&b, line_);
     TF_GUARD_END();
 }
 
@@ -138,17 +189,20 @@ static void d_info(tf_monitor *self, const tf_args *args, int caller, int id, tf
 {
     TF_GUARD_BEGIN(1);
     LINE(b);
-    start(&b, self, caller);
-    tf__buf_puts(&b, "::(");
     const char *name = tf_method_name(self->tu, id);
-    if (name)
-        tf__buf_puts(&b, name);
-    else
-        tf__buf_int(&b, id);
-    tf__buf_puts(&b, ")(");
-    tf__buf_args(&b, args);
-    tf__buf_put(&b, ")", 1);
+    do {
+        start(&b, self, caller);
+        tf__buf_puts(&b, "::(");
+        if (name)
+            tf__buf_puts(&b, name);
+        else
+            tf__buf_int(&b, id);
+        tf__buf_puts(&b, ")(");
+        tf__buf_args(&b, args);
+        tf__buf_put(&b, ")", 1);
+    } while (regrow(&b, line_));
     emit(self, &b);
+    line_done(&b, line_);
     TF_GUARD_END();
 }
 
@@ -156,14 +210,26 @@ static void d_exit(tf_monitor *self, int id, const tf_value *result)
 {
     TF_GUARD_BEGIN(0);
     LINE(b);
-    start(&b, self, id);
-    tf__buf_puts(&b, "<-");
-    if (result) {
-        tf__buf_put(&b, "(", 1);
-        tf__buf_value(&b, result);
-        tf__buf_put(&b, ")", 1);
-    }
+    const struct dprint *d = (const struct dprint *)self;
+    tf_value out;
+    int has_out = d->out && d->out[id] && tf__out_exit(d, d->out[id], id, TF_FRAME_CALLER_SP(), &out);
+    do {
+        start(&b, self, id);
+        tf__buf_puts(&b, "<-");
+        if (result) {
+            tf__buf_put(&b, "(", 1);
+            tf__buf_value(&b, result);
+            tf__buf_put(&b, ")", 1);
+        }
+        if (has_out) { /* TF_OUT: the buffer as the call left it */
+            tf__buf_put(&b, " ", 1);
+            tf__buf_puts(&b, out.name);
+            tf__buf_put(&b, "=", 1);
+            tf__buf_value(&b, &out);
+        }
+    } while (regrow(&b, line_));
     emit(self, &b);
+    line_done(&b, line_);
     TF_GUARD_END();
 }
 
@@ -171,11 +237,15 @@ static void d_exception(tf_monitor *self, int id, const tf_exception *exc)
 {
     TF_GUARD_BEGIN(0);
     LINE(b);
-    char type[256];
-    start(&b, self, id);
-    tf__buf_puts(&b, ":throw:");
-    tf__buf_puts(&b, tf_exception_type(exc, type, sizeof type));
+    char type[1024]; /* a longer name is shown cut, with "..." */
+    const char *shown = tf_exception_type(exc, type, sizeof type);
+    do {
+        start(&b, self, id);
+        tf__buf_puts(&b, ":throw:");
+        tf__buf_puts(&b, shown);
+    } while (regrow(&b, line_));
     emit(self, &b);
+    line_done(&b, line_);
     TF_GUARD_END();
 }
 
@@ -183,6 +253,7 @@ static void d_clear(tf_monitor *self) {}
 
 static void d_destroy(tf_monitor *self)
 {
+    free(((struct dprint *)self)->out);
     free(self);
 }
 
@@ -194,6 +265,7 @@ static tf_monitor *dprint_create(tf_factory *self, const tf_tu *tu)
     if (d) {
         d->base = (tf_monitor){&dprint_ops, tu, self};
         d->stream = (struct dprint_factory *)self;
+        d->out = tf__out_params(tu);
     }
     return d ? &d->base : NULL;
 }
@@ -291,11 +363,13 @@ void tf__dprint_buffered(FILE *out, size_t size)
     f->buffered = size;
     tf__unlock(&f->lock);
     buffered_out = out;
-    if (size)
+    if (size) {
         tf__catch_fatal(flush_on_fatal, before_us);
+        tf__term_arm(); /* the buffer is flushed on SIGTERM and friends too */
+    }
 }
 
 void tf__dprint_init(void)
 {
-    atexit(dprint_lost);
+    tf__at_exit(dprint_lost);
 }

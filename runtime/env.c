@@ -58,7 +58,7 @@ static FILE *open_output(void)
     const char *path = tf__config_get("TF_OUTPUT");
     if (!path || strcmp(path, "-") == 0)
         return output = stderr;
-    output = tf__create_file("TF_OUTPUT", path);
+    output = tf__create_file("TF_OUTPUT", path, TF_FILE_DPRINT, tf__env_file_flags() | TF_FILES_SHARED, NULL);
     if (!output) {
         fprintf(stderr, "tf: TF_OUTPUT: dprint writes to stderr instead\n");
         return output = stderr;
@@ -83,6 +83,11 @@ FILE *tf__env_output(void)
     FILE *out = output ? output : open_output();
     pthread_mutex_unlock(&lock);
     return out;
+}
+
+unsigned tf__env_file_flags(void)
+{
+    return TF_FILES_APPEND | (strcmp(tf__config_get("TF_OVERWRITE"), "1") == 0 ? TF_FILES_OVERWRITE : 0);
 }
 
 static char *trim(char *s)
@@ -132,11 +137,25 @@ static int bad(int index, const char *item, const char *why, const char *what, c
 
 static int unknown_factory(int index, const char *item, const char *name, const char *more)
 {
-    char why[1024];
-    int n = snprintf(why, sizeof why, "unknown factory (known: ");
-    tf__factories_known(why + n, sizeof why - (size_t)n - 1);
-    strcat(why, ")");
-    return bad(index, item, why, name, more);
+    char *known = tf__factories_known(), *why = NULL, hint[256], both[1024];
+    if (!known || asprintf(&why, "unknown factory (known: %s)", known) < 0)
+        why = NULL;
+    tf__hint_factory(name, hint, sizeof hint);
+    snprintf(both, sizeof both, "%s%s%s", more, *more && *hint ? "; " : "", hint);
+    int rc = bad(index, item, why ? why : "unknown factory", name, both);
+    free(why);
+    free(known);
+    return rc;
+}
+
+/* A name no factory can have (tf_env_add_factory refuses it) waits for
+ * nothing: said at once. "app=dprint;stats=timing" is two items. */
+static int bad_factory_name(int index, const char *item, const char *name)
+{
+    int separator = strpbrk(name, ";:=|& \t") != NULL;
+    return bad(index, item, "bad factory name", name,
+               separator ? "items are separated by ','"
+                         : "a factory name is letters, digits, '_' and '-'");
 }
 
 /* The slot of group in asked_index: where it is, or the empty one to put it. */
@@ -229,6 +248,8 @@ static int resolve(char *list, tf_factory **fs, size_t *n, int index, const char
         name = trim(name);
         if (!*name)
             return bad(index, shown, "empty factory name", NULL, NULL), REPORTED;
+        if (!tf__factory_name_valid(name))
+            return bad_factory_name(index, shown, name), REPORTED;
         char why[512];
         int unknown;
         tf_factory *f = tf__factory_named(name, &unknown, why, sizeof why);
@@ -387,10 +408,19 @@ static void check_at_exit(void)
 {
     apply_waiting(1);
     pthread_mutex_lock(&lock);
-    for (size_t i = 0; i < nasked; i++)
-        if (!tf_group_known(asked[i]))
-            fprintf(stderr, "tf: TF_MONITORS: no loaded code declares group '%s': "
-                            "nothing was traced for it\n", asked[i]);
+    tf_names declared = {NULL, 0, 0};
+    int taken = 0;
+    for (size_t i = 0; i < nasked; i++) {
+        if (tf_group_known(asked[i]))
+            continue;
+        char hint[256];
+        if (!taken++)
+            declared = tf__declared_groups();
+        tf__names_hint(&declared, asked[i], hint, sizeof hint);
+        fprintf(stderr, "tf: TF_MONITORS: no loaded code declares group '%s': "
+                        "nothing was traced for it%s%s\n", asked[i], *hint ? "; " : "", hint);
+    }
+    tf__names_free(&declared);
     pthread_mutex_unlock(&lock);
 }
 
@@ -417,11 +447,37 @@ static void bad_select(int index, const char *item, size_t len, const char *why,
     free(copy);
 }
 
+static tf_pending **select_seen; /* by item, NULL where out of memory */
+static size_t nselect;
+
 static void unmatched_select(int index, const char *item, void *arg)
 {
     fprintf(stderr, "tf: TF_SELECT: item %d '", index);
     tf__config_escaped(stderr, item);
-    fprintf(stderr, "' matched no monitored function of the code loaded: it changed nothing\n");
+    char hint[256] = "";
+    if (index >= 1 && (size_t)index <= nselect && select_seen[index - 1])
+        tf__pending_hint(select_seen[index - 1], hint, sizeof hint);
+    fprintf(stderr, "' matched no monitored function of the code loaded: it changed nothing%s%s\n",
+            *hint ? "; " : "", hint);
+}
+
+/* Each TF_SELECT item's glob, watched for "did you mean" at exit (hints.c). */
+static void watch_select(const char *value)
+{
+    for (const char *p = value; *p;) {
+        size_t n = strcspn(p, ",");
+        char *item = strndup(p, n);
+        tf_pending **more = item ? realloc(select_seen, (nselect + 1) * sizeof *more) : NULL;
+        if (!more) {
+            free(item);
+            return;
+        }
+        select_seen = more;
+        char *glob = trim(item);
+        select_seen[nselect++] = tf__pending_function(glob + (*glob == '+' || *glob == '-'));
+        free(item);
+        p += n + (p[n] == ',');
+    }
 }
 
 static void check_select_at_exit(void)
@@ -431,14 +487,17 @@ static void check_select_at_exit(void)
 
 void tf__env_init(void)
 {
+    tf__files_overwrite_hint = "set TF_OVERWRITE=1";
     if (strcmp(tf__config_get("TF_HELP"), "1") == 0) {
         tf__config_help(stderr);
         tf__factories_help(stderr);
     }
+    tf__out_init(); /* before any monitor is made: TF_OUT's items never change after */
     const char *select = tf__config_get("TF_SELECT");
     if (select) {
+        watch_select(select);
         tf__select(select, TF__SELECT_ENV, bad_select, NULL);
-        atexit(check_select_at_exit);
+        tf__at_exit(check_select_at_exit);
     }
     const char *monitors = tf__config_get("TF_MONITORS");
     if (!monitors)
@@ -446,5 +505,5 @@ void tf__env_init(void)
     tf__factories_on_add(factory_added);
     queue_all(monitors);
     apply_waiting(0);
-    atexit(check_at_exit);
+    tf__at_exit(check_at_exit);
 }

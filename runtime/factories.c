@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "nearest.h"
 
 enum { UNMADE, MAKING, MADE };
 
@@ -118,15 +119,32 @@ void tf__factories_on_add(void (*fn)(void))
     pthread_mutex_unlock(&lock);
 }
 
-/* Writes "a, b, c" (every registered name, sorted) to buf. */
-void tf__factories_known(char *buf, size_t len)
+/* "a, b, c": every registered name, sorted, whole (malloc'd; NULL if out of
+ * memory). */
+char *tf__factories_known(void)
 {
-    size_t at = 0;
-    buf[0] = 0;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    if (!out)
+        return NULL;
     pthread_mutex_lock(&lock);
-    for (struct entry *e = entries; e && at < len; e = e->next)
-        at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? ", " : "", e->name);
+    for (struct entry *e = entries; e; e = e->next)
+        fprintf(out, "%s%s", e == entries ? "" : ", ", e->name);
     pthread_mutex_unlock(&lock);
+    return fclose(out) == 0 ? text : (free(text), NULL);
+}
+
+void tf__hint_factory(const char *want, char *hint, size_t len)
+{
+    tf_nearest near;
+    tf_nearest_begin(&near, want);
+    pthread_mutex_lock(&lock);
+    for (struct entry *e = entries; e; e = e->next)
+        tf_nearest_offer(&near, e->name);
+    pthread_mutex_unlock(&lock);
+    tf_nearest_say(&near, hint, len);
+    tf_nearest_end(&near);
 }
 
 void tf__factories_help(FILE *out)

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "internal.h"
 
 void tf__buf_put_long(tf_buf *b, const char *s, size_t n)
@@ -22,6 +23,17 @@ void tf__buf_put_long(tf_buf *b, const char *s, size_t n)
         memcpy(b->p + b->len, s, n < room ? n : room);
     }
     b->len += n;
+}
+
+void tf__buf_escaped(tf_buf *b, const char *s)
+{
+    for (size_t left = strlen(s); left;) {
+        char one[TF_ESC_MAX];
+        size_t used, k = tf__escape_char(s, left, one, &used, TF_ESC_FINAL);
+        tf__buf_put(b, one, k);
+        s += used;
+        left -= used;
+    }
 }
 
 void tf__buf_uint(tf_buf *b, uint64_t v)
@@ -108,7 +120,10 @@ static void put_enum(tf_buf *b, const tf_value *v)
 static void put_double(tf_buf *b, double d)
 {
     char s[32];
+    tf_fp_hook fp;
+    tf__fp_hook_enter(&fp); /* %g rounds by the program's rounding mode */
     int n = snprintf(s, sizeof s, "%g", d);
+    tf__fp_hook_leave(&fp);
     tf__buf_put(b, s, n > 0 ? (size_t)n : 0);
 }
 
@@ -178,16 +193,22 @@ int tf__value_elems(const tf_value *v, tf_elems *e)
     return 0;
 }
 
+/* Converting rounds (long double) or signals (a signalling NaN): done in
+ * the default environment, the program's left as it was. */
 double tf__elem_double(const tf_elems *e, const void *p)
 {
     float f;
     double d;
     long double x;
+    tf_fp_hook fp;
+    tf__fp_hook_enter(&fp);
     switch (e->cls == 'x' ? 0 : e->bytes) {
-    case 4: memcpy(&f, p, sizeof f); return f;
-    case 8: memcpy(&d, p, sizeof d); return d;
-    default: memcpy(&x, p, sizeof x); return (double)x;
+    case 4: memcpy(&f, p, sizeof f); d = f; break;
+    case 8: memcpy(&d, p, sizeof d); break;
+    default: memcpy(&x, p, sizeof x); d = (double)x; break;
     }
+    tf__fp_hook_leave(&fp);
+    return d;
 }
 
 static void put_elem(tf_buf *b, const tf_elems *e, const unsigned char *p)
@@ -346,8 +367,10 @@ static const char *copy_type_name(const void *ti, char *buf, size_t len)
         mangled++;
     int status = -1;
     char *human = __cxa_demangle ? __cxa_demangle(mangled, NULL, NULL, &status) : NULL;
-    snprintf(buf, len, "%s", status == 0 && human ? human : mangled);
+    int n = snprintf(buf, len, "%s", status == 0 && human ? human : mangled);
     free(human);
+    if (n >= 0 && (size_t)n >= len && len > 3) /* cut: said, not silent */
+        memcpy(buf + len - 4, "...", 3);
     return buf;
 }
 

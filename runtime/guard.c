@@ -30,7 +30,7 @@ static void say_untraced(void)
 
 void tf__untraced_init(void)
 {
-    atexit(say_untraced);
+    tf__at_exit(say_untraced);
 }
 
 struct guard {
@@ -119,10 +119,12 @@ static int ops_flags_valid(const tf_factory *f, const tf_monitor_ops *ops)
             return 0;
     if (nsaid < 8)
         said[nsaid++] = ops;
+    char name[256];
+    tf__escape_str(name, sizeof name, f->name ? f->name : "?");
     fprintf(stderr,
             "tf: monitor factory '%s': tf_monitor_ops.flags is 0x%x, with bits no TF_OPS_* defines: "
             "is the ops table fully initialized? Values are built for it.\n",
-            f->name ? f->name : "?", ops->flags);
+            name, ops->flags);
     return 0;
 }
 

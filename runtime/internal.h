@@ -8,6 +8,7 @@
 #define TF_RUNTIME_INTERNAL_H
 
 #include <errno.h>
+#include <fenv.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -16,6 +17,8 @@
 #include <tf/monitors.h>
 
 #include "../registry/export.h"
+#include "escape.h"
+#include "files.h"
 
 #define TF_COLD __attribute__((cold, noinline))
 /* Thread variables read on every hook: initial-exec avoids a __tls_get_addr
@@ -74,6 +77,49 @@ static inline void tf__unlock(pthread_mutex_t *l)
 /* At exit, on stderr: how many calls were not traced, and why (once). */
 void tf__untraced_init(void);
 
+/* ---- the program's floating-point environment (docs/design.md .fid.fenv)
+ * libtf's own floating-point work on a program's thread (the clock's
+ * calibration at start, reports, dprint's values, a recording's metadata in
+ * a signal handler) runs between tf__fp_enter and tf__fp_leave: in the
+ * default environment, and the program's exception flags and rounding mode
+ * are as they were afterwards. fegetenv/fesetenv are a few instructions
+ * (fnstenv/fldenv, stmxcsr/ldmxcsr), touch no memory but the fenv_t, and
+ * are safe in a signal handler. */
+static inline void tf__fp_enter(fenv_t *saved)
+{
+    fegetenv(saved);
+    fesetenv(FE_DFL_ENV);
+}
+static inline void tf__fp_leave(const fenv_t *saved)
+{
+    fesetenv(saved);
+}
+/* The same for hooks (dprint's values), where fegetenv/fesetenv cost more
+ * than the formatting (fnstenv/fldenv: about 700 ns, measured in the
+ * hardening report): a program running to nearest with no trap enabled,
+ * the common case, gets only its flags read before and after (fnstsw,
+ * stmxcsr: tens of ns) and any flag libtf raised cleared; any other
+ * program the full save. */
+typedef struct {
+    fenv_t env;
+    int full, flags;
+} tf_fp_hook;
+int fegetexcept(void); /* glibc's (<fenv.h> declares it under _GNU_SOURCE): the traps enabled */
+static inline void tf__fp_hook_enter(tf_fp_hook *s)
+{
+    s->flags = fetestexcept(FE_ALL_EXCEPT);
+    s->full = fegetround() != FE_TONEAREST || fegetexcept() != 0;
+    if (s->full)
+        tf__fp_enter(&s->env);
+}
+static inline void tf__fp_hook_leave(const tf_fp_hook *s)
+{
+    if (s->full)
+        tf__fp_leave(&s->env);
+    else if (fetestexcept(FE_ALL_EXCEPT) != s->flags)
+        feclearexcept(FE_ALL_EXCEPT & ~s->flags);
+}
+
 /* Thread keys hooks set are made by constructors of priority 101: before
  * libtf's constructor, whose TF_MONITORS may already trace calls. */
 
@@ -119,7 +165,7 @@ extern TF_TLS uintptr_t tf__hook_sp;
 
 /* libtf interposes longjmp/siglongjmp/_longjmp/__longjmp_chk: before jumping it
  * calls every registered function with the target stack pointer, on the jumping
- * thread; frames with sp < target_sp are being skipped. At most 8. */
+ * thread; frames with sp < target_sp are being skipped. Any number, each once. */
 typedef void (*tf__longjmp_fn)(uintptr_t target_sp);
 void tf__on_longjmp(tf__longjmp_fn fn);
 
@@ -159,6 +205,8 @@ void tf__buf_int(tf_buf *b, int64_t v);
 void tf__buf_uint(tf_buf *b, uint64_t v);
 void tf__buf_value(tf_buf *b, const tf_value *v);
 void tf__buf_args(tf_buf *b, const tf_args *a); /* "p1=v1, p2=v2" */
+/* s escaped as every message escapes user text (escape.h). */
+void tf__buf_escaped(tf_buf *b, const char *s);
 /* NUL-terminates, replacing the tail by "..." if it was cut; returns b->p. */
 char *tf__buf_end(tf_buf *b);
 /* tf__buf_end, returning the length the whole text needed (snprintf-style). */
@@ -232,7 +280,7 @@ int tf__factory_name_valid(const char *name);
 /* The factory registered (or loadable) as name, made on first use; NULL if
  * *unknown, or if it could not be made. why: what went wrong loading it. */
 tf_factory *tf__factory_named(const char *name, int *unknown, char *why, size_t len);
-void tf__factories_known(char *buf, size_t len); /* "a, b, c", sorted */
+char *tf__factories_known(void); /* "a, b, c", sorted, whole; malloc'd (NULL: out of memory) */
 void tf__factories_help(FILE *out);
 /* fn runs after each tf_env_add_factory (TF_MONITORS items may wait for it). */
 void tf__factories_on_add(void (*fn)(void));
@@ -265,6 +313,47 @@ tf_monitor *tf__budget_inner(tf_monitor *m);
 /* The manager of the `timing` factory if TF_MONITORS or tf-ctl ever asked
  * for it, else NULL (tf-ctl report). */
 struct tf_timing_manager *tf__timing_env_existing(void);
+/* ---- TF_OUT: output buffers shown at exit (out.c; docs/design.md .silent.out)
+ * tf__out_params: per id of tu, the TF_OUT item naming it, or NULL; NULL as a
+ * whole when none does (malloc'ed: monitor creation). tf__out_enter (a hook)
+ * keeps the named char * argument's pointer for the exit and returns that
+ * argument (NULL: the call has none); tf__out_exit takes it back as a
+ * string value of the parameter's name, 1 if it was kept. */
+typedef struct tf_out_item tf_out_item;
+void tf__out_init(void); /* reads TF_OUT, from tf__env_init */
+const tf_out_item **tf__out_params(const tf_tu *tu);
+const tf_value *tf__out_enter(const void *owner, const tf_out_item *item, int id, const tf_args *args,
+                              uintptr_t sp);
+int tf__out_exit(const void *owner, const tf_out_item *item, int id, uintptr_t sp, tf_value *out);
+
+/* ---- names that may match nothing (hints.c; docs/design.md .silent.nearest)
+ * A pending function glob watches every TU that registers, from now on and
+ * those registered already: whether one has a monitored function it matches
+ * (or only info functions), and the nearest names ("did you mean 'x'?" in
+ * hint, or "": none near, or a glob with a wildcard). Made where the glob is
+ * given, asked when the answer is due (at exit, or at once for tf-ctl).
+ * Never from a hook. */
+typedef struct tf_pending tf_pending;
+tf_pending *tf__pending_function(const char *glob); /* NULL: out of memory */
+void tf__pending_free(tf_pending *p);
+int tf__pending_matched(tf_pending *p);
+int tf__pending_info_only(tf_pending *p);
+void tf__pending_hint(tf_pending *p, char *hint, size_t len);
+void tf__hints_fork(int phase);
+/* "did you mean 'x'?" among the groups loaded code declared or used (also
+ * at exit), and among the factories published now (factories.c). For many
+ * names at once, take the groups once: tf__names_hint keeps a budget of
+ * comparisons, past which it suggests nothing. */
+void tf__hint_group(const char *want, char *hint, size_t len);
+typedef struct tf_names {
+    char **v;
+    size_t n;
+    unsigned long spent; /* comparisons made by tf__names_hint */
+} tf_names;
+tf_names tf__declared_groups(void);
+void tf__names_hint(tf_names *names, const char *want, char *hint, size_t len);
+void tf__names_free(tf_names *names);
+void tf__hint_factory(const char *want, char *hint, size_t len);
 /* Fatal signals (fatal.c): SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT. A libtf
  * handler catches them all with tf__catch_fatal (nonzero if sigaction
  * failed) and, when done, hands the signal on with tf__fatal_pass_on. */
@@ -273,6 +362,21 @@ extern const int tf__fatal_signals[TF_NFATAL];
 int tf__catch_fatal(void (*fn)(int, siginfo_t *, void *), struct sigaction previous[TF_NFATAL]);
 void tf__fatal_pass_on(int sig, siginfo_t *info, void *uctx, const struct sigaction previous[TF_NFATAL]);
 void tf__pass_on(int sig, siginfo_t *info, void *uctx, const struct sigaction *previous);
+/* Termination signals (term.c): SIGTERM, SIGINT, SIGHUP, SIGQUIT with their
+ * default action write what exit writes, then take that action.
+ * tf__at_exit: atexit, and run on such a signal too (on libtf's exit thread).
+ * tf__term_arm: a module that has something to write asks for it (once).
+ * tf__term_busy: +1/-1 around a tf-ctl report or snapshot, finished first.
+ * tf__term_sigaction: interpose.c's sigaction for the four, 1 if not armed.
+ * tf__term_fork: init.c's fork handler (the exit thread around fork).
+ * tf__record_terminate: the recorder's async-signal-safe part (dump.c). */
+#define TF_NTERM 4
+void tf__at_exit(void (*fn)(void));
+void tf__term_arm(void);
+void tf__term_busy(int delta);
+int tf__term_sigaction(int sig, const struct sigaction *sa, struct sigaction *old);
+void tf__term_fork(int phase);
+void tf__record_terminate(int sig, const siginfo_t *info);
 
 /* out is TF_OUTPUT, fully buffered by libtf in size bytes (0: line by line):
  * dprint flushes it every 100 ms of tracing, on a fatal signal, and before a
@@ -280,12 +384,9 @@ void tf__pass_on(int sig, siginfo_t *info, void *uctx, const struct sigaction *p
 void tf__dprint_buffered(FILE *out, size_t size);
 /* At exit, dprint says how many lines a write error lost (once per stream). */
 void tf__dprint_init(void);
-/* Creates path for the variable var as TF creates every file (files.c): no
- * symlink followed on the way, only a file of the effective user that nobody
- * else may write, or a character device; never blocks; mode 0600, truncated,
- * O_APPEND. On failure says why on stderr, naming var and path: NULL. */
-FILE *tf__create_file(const char *var, const char *path);
-/* The same, keeping what the file holds: writes are appended (a log). */
-FILE *tf__append_file(const char *var, const char *path);
+/* Every file libtf writes comes from files.h's creator; libtf's files are
+ * O_APPEND (a forked child shares them) and may replace a file TF did not
+ * write when TF_OVERWRITE=1 says so: these flags (env.c). */
+unsigned tf__env_file_flags(void);
 
 #endif

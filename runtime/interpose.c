@@ -15,6 +15,8 @@
  * pthread_setname_np: a rename shows in the next dprint line (format.c keeps
  * each thread's name). sigaction and signal: a program taking SIGSEGV or
  * SIGBUS over after libtf makes string reads use the syscall (safe_read.c);
+ * the program sees its own dispositions of the termination signals where
+ * libtf's handler writes the recording (term.c);
  * sanitizer builds of libtf define neither, as their runtimes call sigaction
  * before they can run instrumented code.
  */
@@ -30,20 +32,28 @@
 #include "internal.h"
 #include "locks.h"
 
-#define MAX_FNS 8
-static tf__longjmp_fn fns[MAX_FNS];
-static int nfns;
+/* The functions to call before a jump, in the order registered: a list
+ * that only grows at its end (published with release order), so a jump,
+ * maybe in a signal handler, walks it without a lock. */
+struct on_jump {
+    tf__longjmp_fn fn;
+    struct on_jump *next;
+};
+static struct on_jump *fns, **fns_end = &fns;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 void tf__on_longjmp(tf__longjmp_fn fn)
 {
     pthread_mutex_lock(&lock);
-    int present = 0;
-    for (int i = 0; i < nfns; i++)
-        present |= fns[i] == fn;
-    if (!present && nfns < MAX_FNS) {
-        fns[nfns] = fn;
-        __atomic_store_n(&nfns, nfns + 1, __ATOMIC_RELEASE);
+    struct on_jump *j = fns;
+    while (j && j->fn != fn)
+        j = j->next;
+    if (!j && (j = calloc(1, sizeof *j))) {
+        j->fn = fn;
+        __atomic_store_n(fns_end, j, __ATOMIC_RELEASE);
+        fns_end = &j->next;
+    } else if (!j) {
+        fprintf(stderr, "tf: out of memory: a monitor's stacks will not follow longjmp\n");
     }
     pthread_mutex_unlock(&lock);
 }
@@ -64,10 +74,10 @@ static uintptr_t target_sp(const struct __jmp_buf_tag *env)
 
 static void resync(const struct __jmp_buf_tag *env)
 {
-    int n = __atomic_load_n(&nfns, __ATOMIC_ACQUIRE);
-    uintptr_t sp = n ? target_sp(env) : 0;
-    for (int i = 0; sp && i < n; i++)
-        fns[i](sp);
+    struct on_jump *j = __atomic_load_n(&fns, __ATOMIC_ACQUIRE);
+    uintptr_t sp = j ? target_sp(env) : 0;
+    for (; sp && j; j = __atomic_load_n(&j->next, __ATOMIC_ACQUIRE))
+        j->fn(sp);
 }
 
 typedef void (*jump_fn)(struct __jmp_buf_tag *, int);
@@ -182,7 +192,9 @@ int tf__real_sigaction(int sig, const struct sigaction *sa, struct sigaction *ol
 #if TF_PROBE_BY_FAULT
 TF_API int sigaction(int sig, const struct sigaction *sa, struct sigaction *old)
 {
-    int rc = tf__real_sigaction(sig, sa, old);
+    int rc = tf__term_sigaction(sig, sa, old); /* the termination signals' view (term.c) */
+    if (rc == 1)
+        rc = tf__real_sigaction(sig, sa, old);
     if (rc == 0 && sa)
         tf__probe_handler_changed(sig);
     return rc;

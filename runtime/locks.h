@@ -25,9 +25,14 @@
  * what fork does with it (prepare takes it; the parent releases it; the child
  * releases it, or makes it anew, and drops what the threads it lacks did).
  *
- * control     control/trigger.c. Adding triggers (hooks read the list without
- *             it). Held: none. Child: released; a server thread of its own
- *             starts once every lock is free (this row is released last).
+ * term        term.c. No lock: libtf's exit thread (termination signals),
+ *             stopped before fork in sanitizer builds, which cannot run a
+ *             thread started in such a child. Child: a thread of its own.
+ * control     control/server.c, control/trigger.c. The server's table of
+ *             connections, then adding triggers (hooks read the list without it).
+ *             Held: none. Child: released, the parent's connections closed; a
+ *             server thread of its own starts once every lock is free (this
+ *             row is released last).
  * watchdog    watchdog/scan.c, watchdog/locks.c. Starting and stopping the
  *             watchdog (set_lock; the registry's part runs without it), its
  *             thread's wake-ups (wake_lock), the lock wrappers put in the GOT
@@ -47,10 +52,11 @@
  * registry    ../registry/registry.c. Groups, TUs, holders, the selection,
  *             the settles running. Held: env, budget. Child: other threads'
  *             settles are dropped and the condition made anew.
+ * hints       hints.c. The names TF_SELECT and TF_TRIGGERS wait for, checked
+ *             as each TU registers (the registry's observer). Held: registry.
+ *             Child: released.
  * permission  ../registry/permission.c. Trusted modules, seals, denials.
  *             Held: none. Child: released.
- * files       files.c. The files TF has open, for the one-variable-per-file
- *             check. Held: env. Child: released.
  * dprint      dprint.c. The list of streams; each stream's lock, its lines.
  *             Held: env (the list), none (a stream). Child: released, libtf's
  *             buffered lines flushed first so neither process writes them twice.
@@ -58,9 +64,16 @@
  *             threads, then the TF_MONITORS manager's timers. Held: the
  *             threads lock before a manager's. Child: statistics of the
  *             threads it lacks forgotten.
- * record      record/classes.c. The recorder's TUs, event classes and
- *             metadata pieces. Held: none, or budget (a decision recorded).
- *             Child: rings of its own, in a directory of its own.
+ * record      record/pool.c (a spinlock: the packet pool, a hook's slow path),
+ *             then record/classes.c (the recorder's TUs, event classes and
+ *             metadata pieces). Held: the pool's before the classes'; budget
+ *             (a decision recorded). Child: rings of its own, in a directory
+ *             of its own.
+ * files       files.c. The files TF has open, for the one-variable-per-file
+ *             check. Held: env, or any row above (a leaf). Child: drops the
+ *             files its parent's threads had open for a report.
+ * cond        control/cond.c. The conditions on arguments whose calls are
+ *             checked at exit. Held: none (a leaf). Child: released.
  * interpose   interpose.c. The longjmp callbacks. Held: none. Child: released.
  *
  * Exceptions, said where they are: a stream given to tf_dprint(FILE *) is
@@ -74,17 +87,20 @@
 
 /* X(row, file, fork function), top to bottom. */
 #define TF_LOCKS(X)                                                            \
-    X(control, "control/trigger.c", tf__control_fork)                         \
+    X(term, "term.c", tf__term_fork)                                           \
+    X(control, "control/trigger.c control/server.c", tf__control_fork)       \
     X(watchdog, "watchdog/scan.c watchdog/locks.c", tf__watchdog_fork)        \
     X(env, "env.c", tf__env_fork)                                              \
     X(factories, "factories.c", tf__factories_fork)                           \
     X(budget, "budget/funcs.c budget/budget.h", tf__budget_fork)              \
     X(registry, "../registry/registry.c", tf__registry_fork)                  \
+    X(hints, "hints.c", tf__hints_fork)                                        \
     X(permission, "../registry/permission.c", tf__permission_fork)            \
-    X(files, "files.c", tf__files_fork)                                        \
     X(dprint, "dprint.c", tf__dprint_fork)                                     \
     X(timing, "timing/timing_stack.c timing/timing_internal.h", tf__timing_fork) \
-    X(record, "record/classes.c", tf__record_fork)                            \
+    X(record, "record/pool.c record/classes.c", tf__record_fork)              \
+    X(files, "files.c", tf__files_fork)                                        \
+    X(cond, "control/cond.c", tf__cond_fork)                                   \
     X(interpose, "interpose.c", tf__interpose_fork)
 
 typedef struct tf__lock_row {
@@ -97,6 +113,7 @@ extern const tf__lock_row tf__lock_rows[];
 extern const int tf__nlock_rows;
 
 void tf__files_fork(int phase);
+void tf__cond_fork(int phase);
 void tf__interpose_fork(int phase);
 
 #endif

@@ -227,8 +227,18 @@ TF_API tf_factory *tf_operation_tracer(void)
     return &tracer_factory;
 }
 
+static int crash_handler(int own_stack);
+
+/* Named in TF_MONITORS (or tf-ctl): a crash shows the operation context, as
+ * the program could ask with tf_operation_tracer_crash_handler(); without it
+ * a crash under the tracer showed nothing (docs/design.md .silent.crash).
+ * Without an alternate stack of libtf's: the thread making the tracer may
+ * be the program's, whose alternate stack is not TF's to change. */
 static tf_factory *make_tracer(const char *name)
 {
+    if (crash_handler(0) != TF_OK)
+        fprintf(stderr, "tf: tracer: cannot catch fatal signals: a crash will show no "
+                        "operation context\n");
     return tf_operation_tracer();
 }
 TF_ENV_FACTORY(tracer, "tracer", "keeps each thread's stack of calls with their arguments", make_tracer)
@@ -287,7 +297,7 @@ static void on_crash(int sig, siginfo_t *info, void *uctx)
     tf__buf_puts(&b, "tf: fatal signal ");
     tf__buf_int(&b, sig);
     tf__buf_puts(&b, " in thread ");
-    tf__buf_puts(&b, thread);
+    tf__buf_escaped(&b, thread);
     tf__buf_puts(&b, "; operation context (outermost first):\n");
     if (tls && tls->depth)
         render(&b, tls);
@@ -300,12 +310,30 @@ static void on_crash(int sig, siginfo_t *info, void *uctx)
     tf__fatal_pass_on(sig, info, uctx, previous); /* usually: die */
 }
 
+/* Caught once, whoever asks first (the program, or TF_MONITORS naming
+ * tracer): catching twice would make the handler its own "previous" one. */
+static int crash_rc = TF_EINVAL;
+
+static void catch_once(void)
+{
+    crash_rc = tf__catch_fatal(on_crash, previous) != 0 ? TF_EINVAL : TF_OK;
+}
+
+static int crash_handler(int own_stack)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    if (own_stack) {
+        static char altstack[64 * 1024];
+        stack_t ss = {.ss_sp = altstack, .ss_size = sizeof altstack};
+        sigaltstack(&ss, NULL); /* this thread can report a stack overflow too */
+    }
+    pthread_once(&once, catch_once);
+    return crash_rc;
+}
+
 TF_API int tf_operation_tracer_crash_handler(void)
 {
-    static char altstack[64 * 1024];
-    stack_t ss = {.ss_sp = altstack, .ss_size = sizeof altstack};
-    sigaltstack(&ss, NULL); /* this thread can report a stack overflow too */
-    if (tf__catch_fatal(on_crash, previous) != 0)
+    if (crash_handler(1) != TF_OK)
         return TF_EINVAL;
     tf_operation_tracer();
     return TF_OK;

@@ -105,7 +105,8 @@ static void make_cond(void)
     pthread_condattr_destroy(&a);
 }
 
-/* At exit: no more decisions, and the functions are named. */
+/* At exit (or a termination signal, on libtf's exit thread): no more
+ * decisions, and the functions are named. */
 static void at_exit(void)
 {
     pthread_mutex_lock(&bg_lock);
@@ -118,7 +119,8 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static void first_start(void)
 {
     make_cond();
-    atexit(at_exit);
+    tf__at_exit(at_exit);
+    tf__term_arm(); /* the exit line on SIGTERM and friends too */
 }
 
 /* One change at a time, by the thread named in changer, with bg_lock free

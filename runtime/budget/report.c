@@ -1,6 +1,6 @@
 /*
  * report.c: what the budget says (.budget.say): each decision into the
- * recording when the process records (tf:budget, runtime/record/budget.c),
+ * recording when the process records (tf:budget: runtime/record/events.def, record.c),
  * the state on tf-ctl PID budget, and at exit, once, every function it
  * switched off, most costly first, with the numbers it decided by.
  */
@@ -14,7 +14,7 @@
 void bg_record(const bg_fn *fn, const char *action, double rate, double ns_per_call, double share,
                double over, double budget)
 {
-    if (!rt_rings()) /* not recording */
+    if (!rt_pool_now()) /* not recording */
         return;
     char name[512];
     bg_fn_name(fn, name, sizeof name);

@@ -9,7 +9,7 @@
 
 #include "control.h"
 
-int tf__action_report(const char *path, FILE *out, char *err, size_t errlen)
+static int report(const char *path, FILE *out, char *err, size_t errlen)
 {
     tf_timing_manager *m = tf__timing_env_existing();
     if (!m) {
@@ -20,20 +20,21 @@ int tf__action_report(const char *path, FILE *out, char *err, size_t errlen)
         tf_timing_report(m, path ? stderr : out, TF_TIMING_TEXT);
         return 0;
     }
-    FILE *f = tf__create_file("tf-ctl report", path);
-    if (!f) { /* refused as every file TF writes can be; the program's stderr says why */
-        snprintf(err, errlen, "cannot create %s (refused or failed: the program's stderr says why)", path);
+    char why[TF_FILES_WHY];
+    FILE *f = tf__create_file("tf-ctl report", path, TF_FILE_REPORT, tf__env_file_flags(), why);
+    if (!f) { /* refused as every file TF writes can be */
+        snprintf(err, errlen, "cannot write '%s': %s", path, why);
         return -1;
     }
     tf_timing_report(m, f, tf_timing_format_for_path(path));
-    if (fclose(f) != 0) {
+    if (tf__close_file(f) != 0) {
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
         return -1;
     }
     return 0;
 }
 
-int tf__action_snapshot(const char *dir, char *err, size_t errlen)
+static int snapshot(const char *dir, char *err, size_t errlen)
 {
     switch (tf_record_snapshot(dir)) {
     case TF_OK:
@@ -46,4 +47,22 @@ int tf__action_snapshot(const char *dir, char *err, size_t errlen)
                  dir ? dir : "the recorder's directory");
         return -1;
     }
+}
+
+/* A termination signal lets a report or snapshot in progress finish first
+ * (runtime/term.c). */
+int tf__action_report(const char *path, FILE *out, char *err, size_t errlen)
+{
+    tf__term_busy(1);
+    int rc = report(path, out, err, errlen);
+    tf__term_busy(-1);
+    return rc;
+}
+
+int tf__action_snapshot(const char *dir, char *err, size_t errlen)
+{
+    tf__term_busy(1);
+    int rc = snapshot(dir, err, errlen);
+    tf__term_busy(-1);
+    return rc;
 }

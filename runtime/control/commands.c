@@ -9,11 +9,11 @@
 
 #include "control.h"
 
-#define MAX_GROUPS 512
-
+/* Every group name once (a listing of all groups: no count is a limit). */
 struct names {
-    const char *v[MAX_GROUPS];
-    int n;
+    const char **v;
+    int n, cap;
+    int failed; /* out of memory: the listing says so */
 };
 
 static void add_name(struct names *s, const char *name)
@@ -21,8 +21,17 @@ static void add_name(struct names *s, const char *name)
     for (int i = 0; i < s->n; i++)
         if (strcmp(s->v[i], name) == 0)
             return;
-    if (s->n < MAX_GROUPS)
-        s->v[s->n++] = name;
+    if (s->n == s->cap) {
+        int cap = s->cap ? 2 * s->cap : 64;
+        const char **v = realloc(s->v, (size_t)cap * sizeof *v);
+        if (!v) {
+            s->failed = 1;
+            return;
+        }
+        s->v = v;
+        s->cap = cap;
+    }
+    s->v[s->n++] = name;
 }
 
 static int collect_groups(const tf_tu *tu, void *arg)
@@ -39,20 +48,35 @@ static int by_name(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+static void subgroups(FILE *out, const char *group)
+{
+    const char *some[64], **subs = some;
+    int n = tf_group_subgroups(group, some, 64);
+    if (n > 64 && (subs = malloc((size_t)n * sizeof *subs)))
+        n = tf_group_subgroups(group, subs, n); /* edges are only added: n is still enough */
+    for (int k = 0; k < n && (subs != some || k < 64) && subs; k++)
+        fprintf(out, "%s%s", k ? " " : "\tsubgroups: ", subs[k]);
+    if (!subs)
+        fputs("\tsubgroups: (out of memory)", out);
+    if (subs != some)
+        free(subs);
+}
+
 static void groups(FILE *out)
 {
-    struct names s = {.n = 0};
+    struct names s = {0};
     tf_tu_foreach(collect_groups, &s);
-    qsort(s.v, (size_t)s.n, sizeof s.v[0], by_name);
+    if (s.n)
+        qsort(s.v, (size_t)s.n, sizeof s.v[0], by_name);
     for (int i = 0; i < s.n; i++) {
         tf_factory *f = tf_registered_factory(s.v[i]);
-        const char *subs[64];
-        int nsubs = tf_group_subgroups(s.v[i], subs, 64);
         fprintf(out, "%s\t%s", s.v[i], f ? (f->name ? f->name : "?") : "-");
-        for (int k = 0; k < nsubs && k < 64; k++)
-            fprintf(out, "%s%s", k ? " " : "\tsubgroups: ", subs[k]);
+        subgroups(out, s.v[i]);
         fputc('\n', out);
     }
+    if (s.failed)
+        fputs("(out of memory: not every group is listed)\n", out);
+    free(s.v);
 }
 
 static int glob_matches(const char *glob, const tf_tu *tu, const char *name)
@@ -63,6 +87,7 @@ static int glob_matches(const char *glob, const tf_tu *tu, const char *name)
 struct fn_query {
     const char *glob;
     FILE *out;
+    int listed;
 };
 
 static int list_functions(const tf_tu *tu, void *arg)
@@ -77,6 +102,7 @@ static int list_functions(const tf_tu *tu, void *arg)
         int on = n->group >= 0 && selected && !shed && tf_monitor_for_tu(tu, group);
         fprintf(q->out, "%s.%s\t%s\t%s\t%s%s\n", tu->name, n->name, group, on ? "on" : "off",
                 selected ? "selected" : "deselected", shed ? "\tdeselected by the budget" : "");
+        q->listed++;
     }
     return 0;
 }
@@ -144,6 +170,52 @@ static void note_bad(int index, const char *item, size_t len, const char *why, v
     free(copy);
 }
 
+/* functions GLOB listed nothing: said, with the nearest names. */
+static int no_function(tf_cursor *c, const char *glob)
+{
+    tf_pending *seen = tf__pending_function(glob);
+    char hint[160] = "";
+    if (seen)
+        tf__pending_hint(seen, hint, sizeof hint);
+    tf__pending_free(seen);
+    char shown[128];
+    tf__escape(shown, sizeof shown, glob);
+    return tf__cur_fail(c, "no monitored function of the code loaded matches '%s'%s%s", shown,
+                        *hint ? "; " : "", hint);
+}
+
+/* The first well-formed item of items ("+a,-b*") whose glob matches no
+ * monitored function of the code loaded, said in c; 0 when there is none
+ * (or a malformed item, which tf__select says). */
+static int unmatched_item(tf_cursor *c, const char *items)
+{
+    int index = 0, malformed = 0, rc = 0;
+    for (const char *p = items; *p && !rc; p += *p == ',') {
+        size_t n = strcspn(p, ","), skip = strspn(p, " \t");
+        char *item = strndup(p + skip, n > skip ? n - skip : 0);
+        p += n;
+        index++;
+        if (!item)
+            return tf__cur_fail(c, "out of memory");
+        for (size_t k = strlen(item); k && (item[k - 1] == ' ' || item[k - 1] == '\t');)
+            item[--k] = 0;
+        const char *glob = item + (*item == '+' || *item == '-');
+        tf_pending *seen = !*glob || tf__glob_problem(glob, strlen(glob)) ? NULL
+                                                                          : tf__pending_function(glob);
+        malformed |= !seen;
+        if (seen && !tf__pending_matched(seen)) {
+            char shown[128], hint[160];
+            tf__escape(shown, sizeof shown, item);
+            tf__pending_hint(seen, hint, sizeof hint);
+            rc = tf__cur_fail(c, "item %d '%s' matches no monitored function of the code loaded; "
+                                 "nothing changed%s%s", index, shown, *hint ? "; " : "", hint);
+        }
+        tf__pending_free(seen);
+        free(item);
+    }
+    return malformed ? 0 : rc;
+}
+
 /* select ITEMS / deselect GLOBS: the rest of the line, applied whole or not
  * at all (a command either does what it says or nothing). */
 static int select_items(tf_cursor *c, FILE *body, int exclude)
@@ -166,6 +238,10 @@ static int select_items(tf_cursor *c, FILE *body, int exclude)
         }
     }
     struct first_bad b = {0, "", NULL};
+    if (unmatched_item(c, items ? items : rest) < 0) {
+        free(items);
+        return -1;
+    }
     int rc = tf__select(items ? items : rest, TF__SELECT_CALL, note_bad, &b);
     free(items);
     if (b.why)
@@ -174,6 +250,19 @@ static int select_items(tf_cursor *c, FILE *body, int exclude)
         return tf__cur_fail(c, "out of memory");
     selection(body);
     return 0;
+}
+
+/* untrigger N: N as triggers lists it, digits only. */
+static int untrigger(tf_cursor *c, const char *word)
+{
+    char shown[64];
+    tf__escape(shown, sizeof shown, word ? word : "");
+    if (!word || !*word || strspn(word, "0123456789") != strlen(word) || strlen(word) > 9)
+        return tf__cur_fail(c, "untrigger needs a trigger's number as 'triggers' lists it, not '%s'", shown);
+    int rc = tf__trigger_remove(atoi(word));
+    if (rc == TF_ENOENT)
+        return tf__cur_fail(c, "no trigger %s (see 'triggers')", shown);
+    return rc == TF_OK ? 0 : tf__cur_fail(c, "out of memory");
 }
 
 static const char usage[] =
@@ -192,20 +281,27 @@ static int with_rest(const char *cmd, tf_cursor *c, FILE *body, const char *who)
     if (strcmp(cmd, "select") == 0 || strcmp(cmd, "deselect") == 0)
         return select_items(c, body, cmd[0] == 'd');
     if (strcmp(cmd, "trigger") == 0) {
-        int k = tf__trigger_add(c, who);
+        int k = tf__trigger_add(c, who, 1, 0);
         if (k > 0)
             fprintf(body, "trigger %d\n", k);
         return k > 0 ? 0 : -1;
     }
+    tf__cur_ws(c);
+    size_t arg = c->i, word_at = arg;
     size_t n = tf__cur_token(c, word, sizeof word, "");
     tf__cur_ws(c);
     if (c->s[c->i] || n >= sizeof word)
         return tf__cur_fail(c, "unexpected text after the argument");
-    char err[256] = "";
+    c->i = arg; /* a problem with it is shown where it starts */
+    char err[TF_FILES_WHY + 320] = "";
     int rc = -2;
     if (strcmp(cmd, "functions") == 0) {
-        struct fn_query q = {n ? word : NULL, body};
+        struct fn_query q = {n ? word : NULL, body, 0};
         rc = tf_tu_foreach(list_functions, &q);
+        if (rc == 0 && n && !q.listed) {
+            c->i = word_at;
+            return no_function(c, word);
+        }
     } else if (strcmp(cmd, "selection") == 0) {
         if (n && strcmp(word, "clear") != 0)
             return tf__cur_fail(c, "selection takes nothing or 'clear'");
@@ -214,13 +310,17 @@ static int with_rest(const char *cmd, tf_cursor *c, FILE *body, const char *who)
         selection(body);
         rc = 0;
     } else if (strcmp(cmd, "clear") == 0) {
+        if (n && tf__group_unknown(c, word, word_at, "nothing cleared") < 0)
+            return -1;
         rc = n ? tf_clear(word) : tf__cur_fail(c, "clear needs a group");
     } else if (strcmp(cmd, "untrigger") == 0) {
-        rc = tf__trigger_remove(atoi(word)) == TF_OK ? 0 : tf__cur_fail(c, "no trigger '%s'", word);
+        rc = untrigger(c, n ? word : NULL);
     } else if (strcmp(cmd, "report") == 0) {
-        rc = tf__action_report(n ? word : NULL, body, err, sizeof err);
+        rc = n && strcmp(word, "-") != 0 && tf__control_path_allowed(c, word) != 0
+                 ? -1 : tf__action_report(n ? word : NULL, body, err, sizeof err);
     } else if (strcmp(cmd, "snapshot") == 0) {
-        rc = tf__action_snapshot(n ? word : NULL, err, sizeof err);
+        rc = n && tf__control_path_allowed(c, word) != 0 ? -1
+                                                        : tf__action_snapshot(n ? word : NULL, err, sizeof err);
     } else if (strcmp(cmd, "watchdog") == 0) {
         rc = n ? tf__watchdog_control(word, who, body, err, sizeof err)
                : tf__cur_fail(c, "watchdog needs DURATION[,ACTION...] or off");
@@ -235,6 +335,10 @@ static int with_rest(const char *cmd, tf_cursor *c, FILE *body, const char *who)
         tf__cur_fail(c, "%s", err);
     return rc ? -1 : 0;
 }
+
+static const char *const commands[] = {"status", "groups", "functions", "register", "clear",
+                                       "select", "deselect", "selection", "snapshot", "report",
+                                       "trigger", "triggers", "untrigger", "help"};
 
 static int run(tf_cursor *c, FILE *body, const char *who)
 {
@@ -262,7 +366,8 @@ static int run(tf_cursor *c, FILE *body, const char *who)
         int rc = with_rest(cmd, c, body, who);
         if (rc == -2) {
             c->i = 0;
-            return tf__cur_fail(c, "unknown command (%s)", "try 'help'");
+            return tf__cur_fail_word(c, commands, sizeof commands / sizeof commands[0],
+                                     "unknown command (try 'help')");
         }
         return rc;
     }
@@ -284,9 +389,9 @@ int tf__control_command(const char *line, FILE *out, unsigned peer_uid)
     int rc = run(&c, body, who);
     fclose(body);
     if (rc < 0) {
-        char shown[64];
-        tf__escape(shown, sizeof shown, line + (c.errcol ? c.errcol - 1 : 0));
-        fprintf(out, "error: column %zu: %s (at '%s')\n", c.errcol, c.err, shown);
+        char where[80];
+        fprintf(out, "error: column %zu: %s (%s)\n", c.errcol, c.err,
+                tf__cur_where(&c, where, sizeof where));
     } else {
         fprintf(out, "ok\n%s", text ? text : "");
     }

@@ -11,10 +11,12 @@
  * come before the entry). Arguments held back are copied, strings cut to what
  * dprint shows and read with tf__copy_str (a `char *` may hold anything).
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "control.h"
+#include "../locks.h"
 
 #define HELD_ARGS 16
 
@@ -25,12 +27,16 @@ struct cond_factory {
     tf_factory *inner;
     tf_cond cond;
     int has_time;
+    unsigned arg_terms;        /* tf__cond_arg_terms: to be met by some call */
+    tf_cond_seen seen;         /* which were, checked at exit (.silent.args) */
+    char where[128];           /* where it was written; "" to say nothing */
+    struct cond_factory *next; /* every one written somewhere */
 };
 
 struct cond_monitor {
     tf_monitor base;
     tf_monitor *inner;
-    const struct cond_factory *cf;
+    struct cond_factory *cf;
 };
 
 struct held {
@@ -83,6 +89,8 @@ static void c_enter(tf_monitor *self, int id, const tf_args *args)
     TF_SKIP_IF_IN_MONITOR(1) /* a monitor's own calls; signal handlers' */
     struct cond_monitor *m = (void *)self;
     uintptr_t sp = TF_CALLER_SP();
+    if (m->cf->arg_terms)
+        tf__cond_note(&m->cf->cond, &m->cf->seen, args);
     tf_cframe *f = tf__cframe_push(m, sp, id);
     if (f && tf__cond_enter_ok(&m->cf->cond, f->depth, args)) {
         f->flags = PASSED;
@@ -195,5 +203,43 @@ tf_factory *tf__cond_factory(tf_factory *inner, const tf_cond *cond)
     cf->inner = inner;
     cf->cond = *cond;
     cf->has_time = tf__cond_has(cond, TF_C_TIME);
+    cf->arg_terms = tf__cond_arg_terms(cond);
     return &cf->base;
+}
+
+static pthread_mutex_t written_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct cond_factory *written;
+
+/* At exit: a term on an argument no call of its group had let nothing pass. */
+static void check_at_exit(void)
+{
+    pthread_mutex_lock(&written_lock);
+    for (struct cond_factory *cf = written; cf; cf = cf->next) {
+        char why[1024];
+        if (tf__cond_unmet(&cf->cond, &cf->seen, why, sizeof why))
+            fprintf(stderr, "tf: %s: %s\n", cf->where, why);
+    }
+    pthread_mutex_unlock(&written_lock);
+}
+
+void tf__cond_fork(int phase)
+{
+    if (phase == TF_FORK_PREPARE)
+        pthread_mutex_lock(&written_lock);
+    else
+        pthread_mutex_unlock(&written_lock);
+}
+
+void tf__cond_written(tf_factory *f, const char *where)
+{
+    struct cond_factory *cf = (void *)f;
+    if (!cf->arg_terms)
+        return;
+    snprintf(cf->where, sizeof cf->where, "%s", where);
+    pthread_mutex_lock(&written_lock);
+    if (!written)
+        tf__at_exit(check_at_exit);
+    cf->next = written;
+    written = cf;
+    pthread_mutex_unlock(&written_lock);
 }

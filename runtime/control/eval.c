@@ -4,9 +4,11 @@
  * constant (a string against a number), or a `char *` that points to no
  * string, does not pass: a condition never lets through what it cannot check.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "control.h"
+#include "nearest.h"
 
 static int compare(int op, int64_t a, int64_t b)
 {
@@ -148,5 +150,78 @@ int tf__cond_time_ok(const tf_cond *cond, uint64_t ns)
     for (int k = 0; k < cond->n; k++)
         if (cond->t[k].what == TF_C_TIME && !compare(cond->t[k].op, (int64_t)ns, cond->t[k].num))
             return 0;
+    return 1;
+}
+
+/* ---- which argument names the terms met (control.h, tf_cond_seen) ---------- */
+
+unsigned tf__cond_arg_terms(const tf_cond *cond)
+{
+    unsigned bits = 0;
+    for (int k = 0; k < cond->n; k++)
+        if (cond->t[k].what == TF_C_ARG)
+            bits |= 1u << k;
+    return bits;
+}
+
+/* Claims an entry for name unless it is there; names too long are left out
+ * (a hint is all they would give). */
+static void note_name(tf_cond_seen *seen, const char *name)
+{
+    size_t len = strlen(name);
+    int n = __atomic_load_n(&seen->nnames, __ATOMIC_ACQUIRE);
+    for (int i = 0; i < n && i < TF_COND_SEEN_NAMES; i++)
+        if (__atomic_load_n(&seen->ready[i], __ATOMIC_ACQUIRE) && strcmp(seen->names[i], name) == 0)
+            return;
+    if (len >= sizeof seen->names[0] || n >= TF_COND_SEEN_NAMES)
+        return;
+    int k = __atomic_fetch_add(&seen->nnames, 1, __ATOMIC_ACQ_REL);
+    if (k >= TF_COND_SEEN_NAMES)
+        return;
+    memcpy(seen->names[k], name, len + 1);
+    __atomic_store_n(&seen->ready[k], 1, __ATOMIC_RELEASE);
+}
+
+void tf__cond_note(const tf_cond *cond, tf_cond_seen *seen, const tf_args *args)
+{
+    unsigned want = tf__cond_arg_terms(cond) & ~__atomic_load_n(&seen->met, __ATOMIC_RELAXED);
+    if (!want)
+        return;
+    __atomic_fetch_add(&seen->calls, 1, __ATOMIC_RELAXED);
+    for (int k = 0; k < cond->n; k++)
+        if ((want >> k & 1) && find_arg(args, cond->t[k].arg))
+            __atomic_fetch_or(&seen->met, 1u << k, __ATOMIC_RELAXED);
+    for (uint32_t k = 0; args && k < args->count; k++)
+        if (args->values[k].name)
+            note_name(seen, args->values[k].name);
+}
+
+int tf__cond_unmet(const tf_cond *cond, tf_cond_seen *seen, char *out, size_t len)
+{
+    unsigned long calls = __atomic_load_n(&seen->calls, __ATOMIC_RELAXED);
+    unsigned unmet = tf__cond_arg_terms(cond) & ~__atomic_load_n(&seen->met, __ATOMIC_RELAXED);
+    if (!calls || !unmet)
+        return 0;
+    int k = __builtin_ctz(unmet);
+    char text[256], had[512] = "", hint[160];
+    tf__cond_format(cond, text, sizeof text);
+    tf_nearest near;
+    tf_nearest_begin(&near, cond->t[k].arg);
+    tf_nearest_offer(&near, "time");
+    tf_nearest_offer(&near, "depth");
+    int n = __atomic_load_n(&seen->nnames, __ATOMIC_ACQUIRE);
+    for (int i = 0; i < n && i < TF_COND_SEEN_NAMES; i++) {
+        if (!__atomic_load_n(&seen->ready[i], __ATOMIC_ACQUIRE))
+            continue;
+        size_t at = strlen(had);
+        snprintf(had + at, sizeof had - at, "%s%s", at ? ", " : "", seen->names[i]);
+        tf_nearest_offer(&near, seen->names[i]);
+    }
+    tf_nearest_say(&near, hint, sizeof hint);
+    tf_nearest_end(&near);
+    snprintf(out, len, "condition '%s' passed no call: none of the %lu call%s it saw had an "
+                       "argument '%s' (%s%s)%s%s", text, calls, calls == 1 ? "" : "s",
+             cond->t[k].arg, *had ? "they had: " : "they had no arguments", had, *hint ? "; " : "",
+             hint);
     return 1;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "control.h"
+#include "nearest.h"
 
 /* Newlines too: a long TF_TRIGGERS value is written across lines. */
 static int blank(char ch)
@@ -31,8 +32,10 @@ int tf__cur_fail(tf_cursor *c, const char *fmt, ...)
         return -1; /* the first problem is the one to fix */
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(c->err, sizeof c->err, fmt, ap);
+    int n = vsnprintf(c->err, sizeof c->err, fmt, ap);
     va_end(ap);
+    if (n >= (int)sizeof c->err) /* a message too long for err: cut, and says so */
+        memcpy(c->err + sizeof c->err - 4, "...", 3);
     c->errcol = c->i + 1;
     return -1;
 }
@@ -86,6 +89,35 @@ void tf__escape(char *out, size_t max, const char *s)
     }
     if (max)
         out[n] = 0;
+}
+
+int tf__cur_fail_word(tf_cursor *c, const char *const *words, int n, const char *what)
+{
+    char word[64], hint[160];
+    size_t at = c->i;
+    tf__cur_token(c, word, sizeof word, "");
+    c->i = at;
+    tf_nearest near;
+    tf_nearest_begin(&near, word);
+    for (int k = 0; k < n; k++)
+        tf_nearest_offer(&near, words[k]);
+    tf_nearest_say(&near, hint, sizeof hint);
+    tf_nearest_end(&near);
+    tf__cur_ws(c);
+    return tf__cur_fail(c, "%s%s%s", what, *hint ? "; " : "", hint);
+}
+
+const char *tf__cur_where(const tf_cursor *c, char *out, size_t max)
+{
+    const char *at = c->s + (c->errcol ? c->errcol - 1 : 0);
+    if (!*at) { /* "(at '')" told nothing */
+        snprintf(out, max, "at the end");
+        return out;
+    }
+    char shown[64];
+    tf__escape(shown, sizeof shown, at);
+    snprintf(out, max, "at '%s'", shown);
+    return out;
 }
 
 static int number(tf_cursor *c, int64_t *out)

@@ -9,18 +9,26 @@
  * FUNCTION is a glob on "<tu>.<name>" (on the name alone when it has no '.').
  * Triggers are watchers the registry puts into the holders of the groups of
  * the functions they name (tf__registry_watch), after the registered
- * monitors. The list only grows (a removed trigger is marked), so the hooks
- * read it without a lock. Actions run on the thread that fired, guarded like
- * a monitor (nothing they call is traced).
+ * monitors. Each change of the triggers makes a new watcher factory holding
+ * an immutable set of the live ones (its watchers' bits index that set), so
+ * hooks read triggers without a lock, and a removed trigger frees its place
+ * at once. A removed trigger itself stays allocated (marked, never firing):
+ * a call in progress keeps the watcher it entered with, and the registry
+ * keeps replaced monitors for the same reason (registry.c, "Reclamation").
+ * Actions run on the thread that fired, guarded like a monitor (nothing they
+ * call is traced).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../config.h"
 #include "control.h"
 
-#define MAX_TRIGGERS 31 /* a frame's flags: a pass bit each, and THROWN */
+/* Live triggers at once: a frame's flags hold a pass bit for each, and
+ * THROWN. Checked when one is added; the message says how to make room. */
+#define MAX_TRIGGERS 31
 #define THROWN (1u << 31)
 
 enum { EV_ENTER, EV_EXIT, EV_THROW };
@@ -37,19 +45,30 @@ struct trigger {
     int once;
     uint64_t every_ns;
     char text[256];       /* as the user wrote it, for listing */
+    tf_pending *seen;     /* TF_TRIGGERS: its function glob, checked at exit */
+    tf_cond_seen args;    /* the argument names its condition met (.silent.args) */
+    int item;             /* TF_TRIGGERS: its place there */
     unsigned long fired, suppressed;
     uint64_t last_ns;
+    int number;           /* what tf-ctl shows; never given twice */
     int removed;
 };
 
-static struct trigger *triggers[MAX_TRIGGERS];
-static int ntriggers; /* published with release order after the slot */
-static pthread_mutex_t add_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The live triggers, oldest first, as one watcher factory sees them. */
+struct trigger_set {
+    int n;
+    struct trigger *t[MAX_TRIGGERS];
+};
 
-static int count(void)
-{
-    return __atomic_load_n(&ntriggers, __ATOMIC_ACQUIRE);
-}
+struct watch_factory {
+    tf_factory base;
+    struct trigger_set set;
+};
+
+static struct trigger_set triggers; /* under add_lock */
+static int next_number = 1;
+static struct watch_factory *latest; /* the newest watcher factory, under add_lock */
+static pthread_mutex_t add_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int live(const struct trigger *t)
 {
@@ -64,19 +83,20 @@ static int matches(const struct trigger *t, const tf_tu *tu, uint32_t id)
     return tf__function_matches(t->func, tu, n->name);
 }
 
-static uint32_t mask_of(const tf_tu *tu, uint32_t id)
+static uint32_t mask_of(const struct trigger_set *set, const tf_tu *tu, uint32_t id)
 {
     uint32_t mask = 0;
-    for (int k = 0; k < count(); k++)
-        if (live(triggers[k]) && matches(triggers[k], tu, id))
+    for (int k = 0; k < set->n; k++)
+        if (matches(set->t[k], tu, id))
             mask |= 1u << k;
     return mask;
 }
 
-static int wants(const tf_tu *tu, uint32_t group)
+static int wants(tf_factory *f, const tf_tu *tu, uint32_t group)
 {
+    const struct trigger_set *set = &((struct watch_factory *)f)->set;
     for (uint32_t id = 0; id < tu->nnames; id++)
-        if (tu->names[id].group == (int32_t)group && mask_of(tu, id))
+        if (tu->names[id].group == (int32_t)group && mask_of(set, tu, id))
             return 1;
     return 0;
 }
@@ -98,7 +118,7 @@ static int allowed(struct trigger *t)
 
 static void act(const struct trigger *t)
 {
-    char err[200] = "";
+    char err[TF_FILES_WHY + 320] = "";
     int rc = 0;
     switch (t->action) {
     case A_REGISTER:
@@ -114,8 +134,11 @@ static void act(const struct trigger *t)
         rc = tf__action_report(t->path[0] ? t->path : "-", NULL, err, sizeof err);
         break;
     }
-    if (rc && err[0])
-        fprintf(stderr, "tf: trigger '%s': %s\n", t->text, err);
+    if (rc && err[0]) { /* the text is escaped already; err may quote a path */
+        fprintf(stderr, "tf: trigger '%s': ", t->text);
+        tf__config_escaped(stderr, err);
+        fputc('\n', stderr);
+    }
 }
 
 static void fire(struct trigger *t)
@@ -138,13 +161,14 @@ static void fire(struct trigger *t)
 
 struct watch {
     tf_monitor base;
-    uint32_t masks[]; /* per id: the triggers naming it */
+    const struct trigger_set *set; /* its factory's */
+    uint32_t masks[];              /* per id: the triggers of set naming it */
 };
 
-static void fire_all(uint32_t mask, int event, const tf_cframe *f, uint64_t ns)
+static void fire_all(const struct watch *w, uint32_t mask, int event, const tf_cframe *f, uint64_t ns)
 {
     for (int k = 0; mask; k++, mask >>= 1) {
-        struct trigger *t = triggers[k];
+        struct trigger *t = w->set->t[k];
         if ((mask & 1) && t->event == event && (f->flags & (1u << k)) &&
             tf__cond_time_ok(&t->cond, ns))
             fire(t);
@@ -161,10 +185,15 @@ static void w_enter(tf_monitor *self, int id, const tf_args *args)
     if (!f)
         return;
     f->t0 = tf__now_ns();
-    for (int k = 0; k < MAX_TRIGGERS; k++)
-        if ((mask >> k & 1) && tf__cond_enter_ok(&triggers[k]->cond, f->depth, args))
+    for (int k = 0; k < w->set->n; k++) {
+        if (!(mask >> k & 1))
+            continue;
+        struct trigger *t = w->set->t[k];
+        tf__cond_note(&t->cond, &t->args, args);
+        if (tf__cond_enter_ok(&t->cond, f->depth, args))
             f->flags |= 1u << k;
-    fire_all(mask, EV_ENTER, f, 0);
+    }
+    fire_all(w, mask, EV_ENTER, f, 0);
 }
 
 static void w_exit(tf_monitor *self, int id, const tf_value *result)
@@ -175,7 +204,7 @@ static void w_exit(tf_monitor *self, int id, const tf_value *result)
     tf_cframe *f = tf__cframe_find(w, TF_CALLER_SP(), id);
     if (!f)
         return;
-    fire_all(w->masks[id], EV_EXIT, f, tf__now_ns() - f->t0);
+    fire_all(w, w->masks[id], EV_EXIT, f, tf__now_ns() - f->t0);
     tf__cframe_pop(f);
 }
 
@@ -187,7 +216,7 @@ static void w_exception(tf_monitor *self, int id, const tf_exception *exc)
     tf_cframe *f = tf__cframe_find(w, TF_CALLER_SP(), id);
     if (f && !(f->flags & THROWN)) { /* a throw then its unwind: one exception */
         f->flags |= THROWN;
-        fire_all(w->masks[id], EV_THROW, f, tf__now_ns() - f->t0);
+        fire_all(w, w->masks[id], EV_THROW, f, tf__now_ns() - f->t0);
     }
 }
 
@@ -209,20 +238,43 @@ static tf_monitor *watch_create(tf_factory *self, const tf_tu *tu)
     if (!w)
         return NULL;
     w->base = (tf_monitor){&watch_ops, tu, self};
+    w->set = &((struct watch_factory *)self)->set;
     for (uint32_t id = 0; id < tu->nnames; id++)
-        w->masks[id] = mask_of(tu, id);
+        w->masks[id] = mask_of(w->set, tu, id);
     return &w->base;
 }
 
-/* A new factory whenever the triggers change: the registry caches monitors by
- * factory, and a watcher's masks are computed when it is created. */
+/* Add_lock held: the triggers become set, with a new factory for them (the
+ * registry caches monitors by factory, and a watcher's masks are computed
+ * when it is created). 0, or -1 out of memory and nothing changed. */
+static int change_to(const struct trigger_set *set)
+{
+    struct watch_factory *f = calloc(1, sizeof *f);
+    if (!f)
+        return -1;
+    f->base = (tf_factory){"trigger", watch_create, TF_FACTORY_NO_GUARD};
+    f->set = *set;
+    triggers = *set;
+    latest = f;
+    return 0;
+}
+
+/* Hands the newest watcher factory to the registry, outside add_lock (the
+ * registry makes monitors: foreign code). Two changes at once may hand
+ * theirs in either order, so each tries again until the newest is in. */
 static void rewatch(void)
 {
-    tf_factory *f = calloc(1, sizeof *f);
-    if (!f)
-        return;
-    *f = (tf_factory){"trigger", watch_create, TF_FACTORY_NO_GUARD};
-    tf__registry_watch(f, wants);
+    for (;;) {
+        pthread_mutex_lock(&add_lock);
+        struct watch_factory *f = latest;
+        pthread_mutex_unlock(&add_lock);
+        tf__registry_watch(&f->base, wants);
+        pthread_mutex_lock(&add_lock);
+        int newest = f == latest;
+        pthread_mutex_unlock(&add_lock);
+        if (newest)
+            return;
+    }
 }
 
 /* ---- parsing ------------------------------------------------------------------ */
@@ -235,7 +287,7 @@ static int parse_event(tf_cursor *c, struct trigger *t)
             t->event = e;
             return 0;
         }
-    return tf__cur_fail(c, "expected an event: enter, exit or throw");
+    return tf__cur_fail_word(c, events, 3, "expected an event: enter, exit or throw");
 }
 
 static int is_mode_word(tf_cursor *c)
@@ -246,25 +298,31 @@ static int is_mode_word(tf_cursor *c)
     return yes;
 }
 
-static int parse_action(tf_cursor *c, struct trigger *t)
+static int parse_action(tf_cursor *c, struct trigger *t, int from_socket)
 {
     static const char *const actions[] = {"register", "clear", "snapshot", "report"};
     int a = 0;
     while (a < 4 && !tf__cur_keyword(c, actions[a]))
         a++;
     if (a == 4)
-        return tf__cur_fail(c, "expected an action: register, clear, snapshot or report");
+        return tf__cur_fail_word(c, actions, 4, "expected an action: register, clear, snapshot or report");
     t->action = a;
     if (a == A_REGISTER) {
-        t->factory = tf__parse_registration(c, t->group, sizeof t->group);
+        t->factory = tf__parse_registration(c, t->group, sizeof t->group, "a trigger's register action");
         return t->factory ? 0 : -1;
     }
     tf__cur_ws(c);
     if (a == A_CLEAR && !tf__cur_token(c, t->group, sizeof t->group, ""))
         return tf__cur_fail(c, "clear needs a group");
+    size_t at = c->i;
     if (a != A_CLEAR && c->s[c->i] && !is_mode_word(c) &&
         tf__cur_token(c, t->path, sizeof t->path, "") >= sizeof t->path)
         return tf__cur_fail(c, "path longer than %zu bytes", sizeof t->path - 1);
+    size_t end = c->i;
+    c->i = at; /* a path refused is shown where it starts */
+    if (t->path[0] && from_socket && tf__control_path_allowed(c, t->path) != 0)
+        return -1;
+    c->i = end;
     return 0;
 }
 
@@ -275,12 +333,13 @@ static int parse_mode(tf_cursor *c, struct trigger *t)
     else if (tf__cur_keyword(c, "every") && tf__cur_duration(c, &t->every_ns) < 0)
         return -1;
     tf__cur_ws(c);
+    static const char *const modes[] = {"once", "every"};
     if (c->s[c->i])
-        return tf__cur_fail(c, "expected 'once', 'every DURATION' or the end");
+        return tf__cur_fail_word(c, modes, 2, "expected 'once', 'every DURATION' or the end");
     return 0;
 }
 
-static int parse(tf_cursor *c, struct trigger *t)
+static int parse(tf_cursor *c, struct trigger *t, int from_socket)
 {
     tf__cur_ws(c);
     size_t n = tf__cur_token(c, t->func, sizeof t->func, ":");
@@ -300,55 +359,152 @@ static int parse(tf_cursor *c, struct trigger *t)
     if (strncmp(c->s + c->i, "->", 2) != 0)
         return tf__cur_fail(c, "expected 'if' or '->' and an action");
     c->i += 2;
-    if (parse_action(c, t) < 0)
+    if (parse_action(c, t, from_socket) < 0)
         return -1;
     return parse_mode(c, t);
 }
 
-int tf__trigger_add(tf_cursor *c, const char *who)
+static void check_at_exit(void);
+static void check_later(void)
+{
+    tf__at_exit(check_at_exit);
+}
+
+/* A trigger from tf-ctl is for the code loaded now: one that could never
+ * fire is refused, saying why (docs/design.md .silent.nearest). */
+static int fires_never(tf_cursor *c, const struct trigger *t, size_t start)
+{
+    tf_pending *seen = tf__pending_function(t->func);
+    if (!seen)
+        return tf__cur_fail(c, "out of memory");
+    int rc = 0;
+    char shown[96];
+    tf__escape(shown, sizeof shown, t->func);
+    c->i = start;
+    if (tf__pending_info_only(seen)) {
+        rc = tf__cur_fail(c, "'%s' names only info functions, which have no enter, exit or throw "
+                             "of their own: trigger on the monitored function that calls them; "
+                             "nothing added", shown);
+    } else if (!tf__pending_matched(seen)) {
+        char hint[256];
+        tf__pending_hint(seen, hint, sizeof hint);
+        rc = tf__cur_fail(c, "no monitored function of the code loaded matches '%s'; nothing added%s%s",
+                          shown, *hint ? "; " : "", hint);
+    }
+    tf__pending_free(seen);
+    if (rc == 0 && (t->action == A_REGISTER || t->action == A_CLEAR)) {
+        const char *arrow = strstr(c->s, "->"), *g = arrow ? strstr(arrow, t->group) : NULL;
+        rc = tf__group_unknown(c, t->group, g ? (size_t)(g - c->s) : 0, "nothing added");
+    }
+    return rc;
+}
+
+int tf__trigger_add(tf_cursor *c, const char *who, int from_socket, int item)
 {
     struct trigger *t = calloc(1, sizeof *t);
     if (!t)
         return tf__cur_fail(c, "out of memory");
     tf__cur_ws(c);
+    size_t start = c->i;
     tf__escape(t->text, sizeof t->text, c->s + c->i);
-    if (parse(c, t) < 0) {
+    if (parse(c, t, from_socket) < 0 || (!item && fires_never(c, t, start) < 0)) {
         free(t);
         return -1;
     }
+    t->item = item;
+    if (item) /* TF_TRIGGERS: checked at exit against what loaded meanwhile */
+        t->seen = tf__pending_function(t->func);
     pthread_mutex_lock(&add_lock);
-    int k = ntriggers;
-    if (k < MAX_TRIGGERS) {
-        triggers[k] = t;
-        __atomic_store_n(&ntriggers, k + 1, __ATOMIC_RELEASE);
+    int full = triggers.n == MAX_TRIGGERS, number = 0;
+    struct trigger_set more = triggers;
+    if (!full) {
+        more.t[more.n++] = t;
+        if (change_to(&more) == 0)
+            number = t->number = next_number++;
     }
     pthread_mutex_unlock(&add_lock);
-    if (k == MAX_TRIGGERS) {
+    if (full || !number) {
         free(t);
-        return tf__cur_fail(c, "already %d triggers (removed ones count)", MAX_TRIGGERS);
+        c->i = start;
+        return full ? tf__cur_fail(c, "already %d triggers, the most there can be at once; remove "
+                                      "one first (untrigger N)", MAX_TRIGGERS)
+                    : tf__cur_fail(c, "out of memory");
     }
     rewatch();
-    return k + 1;
+    static pthread_once_t checked = PTHREAD_ONCE_INIT;
+    pthread_once(&checked, check_later);
+    return number;
 }
 
 int tf__trigger_remove(int number)
 {
-    if (number < 1 || number > count() || !live(triggers[number - 1]))
-        return TF_ENOENT;
-    __atomic_store_n(&triggers[number - 1]->removed, 1, __ATOMIC_RELAXED);
-    rewatch();
-    return TF_OK;
+    pthread_mutex_lock(&add_lock);
+    struct trigger_set fewer = {0, {0}};
+    struct trigger *gone = NULL;
+    for (int k = 0; k < triggers.n; k++) {
+        if (triggers.t[k]->number == number)
+            gone = triggers.t[k];
+        else
+            fewer.t[fewer.n++] = triggers.t[k];
+    }
+    int rc = !gone ? TF_ENOENT : change_to(&fewer) != 0 ? TF_ENOMEM : TF_OK;
+    if (rc == TF_OK) /* older watchers, still in calls begun before, skip it */
+        __atomic_store_n(&gone->removed, 1, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&add_lock);
+    if (rc == TF_OK)
+        rewatch();
+    return rc;
 }
 
 void tf__trigger_list(FILE *out)
 {
-    for (int k = 0; k < count(); k++) {
-        const struct trigger *t = triggers[k];
-        if (live(t))
-            fprintf(out, "%d: %s  (fired %lu, suppressed %lu)\n", k + 1, t->text,
-                    __atomic_load_n(&t->fired, __ATOMIC_RELAXED),
-                    __atomic_load_n(&t->suppressed, __ATOMIC_RELAXED));
+    pthread_mutex_lock(&add_lock);
+    for (int k = 0; k < triggers.n; k++) {
+        const struct trigger *t = triggers.t[k];
+        fprintf(out, "%d: %s  (fired %lu, suppressed %lu)\n", t->number, t->text,
+                __atomic_load_n(&t->fired, __ATOMIC_RELAXED),
+                __atomic_load_n(&t->suppressed, __ATOMIC_RELAXED));
     }
+    pthread_mutex_unlock(&add_lock);
+}
+
+/* At exit, one live trigger: a TF_TRIGGERS item whose function glob matched
+ * no monitored function of the code that was loaded (it could not fire), a
+ * condition on an argument no call had, an action on a group nothing
+ * declares; each with why. */
+static void check_one(struct trigger *t)
+{
+    char hint[256] = "", shown[96], why[1024];
+    if (t->seen && !tf__pending_matched(t->seen)) {
+        tf__escape(shown, sizeof shown, t->func);
+        if (tf__pending_info_only(t->seen))
+            snprintf(hint, sizeof hint, "'%s' names only info functions, which have no enter, exit "
+                                        "or throw of their own: trigger on the monitored function "
+                                        "that calls them", shown);
+        else
+            tf__pending_hint(t->seen, hint, sizeof hint);
+        fprintf(stderr, "tf: TF_TRIGGERS: item %d '%s' matched no monitored function of the code "
+                        "loaded: it never fired%s%s\n", t->item, t->text, *hint ? "; " : "", hint);
+    }
+    if (tf__cond_unmet(&t->cond, &t->args, why, sizeof why))
+        fprintf(stderr, "tf: %s %d: %s\n", t->item ? "TF_TRIGGERS: item" : "tf-ctl trigger",
+                t->item ? t->item : t->number, why);
+    if (t->seen && (t->action == A_REGISTER || t->action == A_CLEAR) && !tf_group_known(t->group)) {
+        tf__hint_group(t->group, hint, sizeof hint);
+        tf__escape(shown, sizeof shown, t->group);
+        fprintf(stderr, "tf: TF_TRIGGERS: item %d '%s': no loaded code declares group '%s': "
+                        "its action did nothing%s%s\n", t->item, t->text, shown,
+                *hint ? "; " : "", hint);
+    }
+}
+
+static void check_at_exit(void)
+{
+    pthread_mutex_lock(&add_lock);
+    struct trigger_set live_ones = triggers;
+    pthread_mutex_unlock(&add_lock);
+    for (int k = 0; k < live_ones.n; k++)
+        check_one(live_ones.t[k]);
 }
 
 int tf__trigger_env(const char *value, FILE *err)
@@ -364,12 +520,11 @@ int tf__trigger_env(const char *value, FILE *err)
         index++;
         item += strspn(item, " \t\r\n"); /* columns count from the item's first word */
         tf_cursor c = {.s = item};
-        if (!*item || tf__trigger_add(&c, "environment") > 0)
+        if (!*item || tf__trigger_add(&c, "environment", 0, index) > 0)
             continue;
-        char shown[64];
-        tf__escape(shown, sizeof shown, item + c.errcol - 1);
-        fprintf(err, "tf: TF_TRIGGERS: item %d, column %zu: %s (at '%s')\n", index, c.errcol,
-                c.err, shown);
+        char where[80];
+        fprintf(err, "tf: TF_TRIGGERS: item %d, column %zu: %s (%s)\n", index, c.errcol, c.err,
+                tf__cur_where(&c, where, sizeof where));
         nbad++;
     }
     free(copy);
@@ -386,8 +541,8 @@ void tf__trigger_fork(int phase)
 
 int tf__trigger_count(void)
 {
-    int live_ones = 0;
-    for (int k = 0; k < count(); k++)
-        live_ones += live(triggers[k]);
-    return live_ones;
+    pthread_mutex_lock(&add_lock);
+    int n = triggers.n;
+    pthread_mutex_unlock(&add_lock);
+    return n;
 }

@@ -6,13 +6,19 @@
  * one lock and published with release stores, so a fatal-signal handler can
  * write the metadata with write(2) alone (.req.pm). Pieces live in a private
  * pages.c arena, never in malloc's heap: a class may be made from a signal
- * handler that interrupted malloc.
+ * handler that interrupted malloc. Text is built in a scratch buffer that
+ * grows (pages.c) to the longest piece: no TU is too large, however many
+ * functions it has and however long their names (a fixed 256 KiB once left
+ * whole googletest files out of the recording). Once the ring file exists,
+ * each piece also goes into its metadata log as it is made, before any event
+ * can use it (layout.h), so that the rings can be read after the process died.
  */
 #define _GNU_SOURCE
 #include <string.h>
 #include <unistd.h>
 
 #include "record.h"
+#include "tsdl.h"
 
 typedef struct piece {
     struct piece *next;
@@ -36,7 +42,6 @@ typedef struct cls {
 } cls;
 
 #define NBUCKETS 1024
-#define SCRATCH (256 * 1024)
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static TF_TLS int locked_here; /* a signal handler must not wait for its own thread */
@@ -44,12 +49,32 @@ static tu_rec *tus, **tus_tail = &tus;
 static piece *events, **events_tail = &events;
 static cls *buckets[NBUCKETS];
 static uint32_t next_id = RC_FIRST_VALUES, next_func;
-static char scratch[SCRATCH];
+static char *scratch; /* under lock; pages.c, grown by scratch_grew */
+static size_t scratch_cap;
 static tf_arena arena; /* pages.c: never freed, the metadata lives as long as libtf */
+static uint64_t npieces;   /* TUs and classes published */
+static int logging;        /* new pieces go into the ring file's log too */
 
 static void *alloc(size_t n)
 {
     return tf__arena_alloc(&arena, n);
+}
+
+/* Under lock: text that needed b->len bytes did not fit: scratch grows to
+ * hold it. 1 if the text is to be built again, 0 if it fit (or cannot). */
+static int scratch_grew(const tf_buf *b)
+{
+    if (b->len < b->cap)
+        return 0;
+    size_t cap = scratch_cap ? scratch_cap : 64 * 1024;
+    while (cap <= b->len)
+        cap *= 2;
+    char *p = tf__pages_grow(scratch, scratch_cap, cap);
+    if (!p)
+        return 0;
+    scratch = p;
+    scratch_cap = cap;
+    return 1;
 }
 
 static piece *piece_of(const tf_buf *b)
@@ -94,6 +119,20 @@ static int same_tu(const tu_rec *t, const tf_tu *tu)
     return 1;
 }
 
+/* "\t\"tu.name\" = id,\n" for each of t's names. */
+static void put_labels(tf_buf *b, const tf_tu *tu, const tu_rec *t)
+{
+    for (uint32_t i = 0; i < t->n; i++) {
+        tf__buf_put(b, "\t\"", 2);
+        put_label(b, tu->name ? tu->name : "?");
+        tf__buf_put(b, ".", 1);
+        put_label(b, t->names[i]);
+        tf__buf_puts(b, "\" = ");
+        tf__buf_uint(b, t->base + i);
+        tf__buf_put(b, ",\n", 2);
+    }
+}
+
 static tu_rec *tu_new(const tf_tu *tu)
 {
     tu_rec *t = alloc(sizeof *t + tu->nnames * sizeof(char *));
@@ -107,20 +146,47 @@ static tu_rec *tu_new(const tf_tu *tu)
         next_func = 65536;
     t->base = next_func;
     next_func += t->n;
-    tf_buf b = {scratch, sizeof scratch, 0};
-    for (uint32_t i = 0; i < t->n; i++) {
+    for (uint32_t i = 0; i < t->n; i++)
         if (!(t->names[i] = copy(tu->names[i].name)))
             return NULL;
-        tf__buf_put(&b, "\t\"", 2);
-        put_label(&b, tu->name ? tu->name : "?");
-        tf__buf_put(&b, ".", 1);
-        put_label(&b, t->names[i]);
-        tf__buf_puts(&b, "\" = ");
-        tf__buf_uint(&b, t->base + i);
-        tf__buf_put(&b, ",\n", 2);
-    }
+    tf_buf b;
+    do {
+        b = (tf_buf){scratch, scratch_cap, 0};
+        put_labels(&b, tu, t);
+    } while (scratch_grew(&b));
     t->labels = piece_of(&b);
     return t->labels ? t : NULL;
+}
+
+/* Under lock: once the ring file exists, everything made so far goes into
+ * its log, then each piece as it is made. */
+static void log_if_due(void)
+{
+    if (logging || !rt_pool_now())
+        return;
+    logging = 1;
+    for (tu_rec *t = tus; t; t = t->next)
+        rt_pool_log(TFR_LOG_LABELS, t->labels->text, t->labels->len);
+    for (piece *p = events; p; p = p->next)
+        rt_pool_log(TFR_LOG_EVENT, p->text, p->len);
+}
+
+/* From the pool's making, in a hook: a signal handler that interrupted this
+ * thread making a class leaves it to the interrupted code (log_if_due). */
+void rc_log_all(void)
+{
+    if (locked_here)
+        return;
+    locked_here = 1;
+    pthread_mutex_lock(&lock);
+    log_if_due();
+    pthread_mutex_unlock(&lock);
+    locked_here = 0;
+}
+
+uint64_t rc_pieces(void)
+{
+    return __atomic_load_n(&npieces, __ATOMIC_ACQUIRE);
 }
 
 uint32_t rc_tu_base(const tf_tu *tu)
@@ -133,7 +199,11 @@ uint32_t rc_tu_base(const tf_tu *tu)
     if (!t && (t = tu_new(tu))) {
         __atomic_store_n(tus_tail, t, __ATOMIC_RELEASE);
         tus_tail = &t->next;
+        __atomic_add_fetch(&npieces, 1, __ATOMIC_RELEASE);
+        if (logging)
+            rt_pool_log(TFR_LOG_LABELS, t->labels->text, t->labels->len);
     }
+    log_if_due();
     uint32_t base = t ? t->base : UINT32_MAX;
     pthread_mutex_unlock(&lock);
     locked_here = 0;
@@ -142,8 +212,7 @@ uint32_t rc_tu_base(const tf_tu *tu)
 
 /* ---- value classes ------------------------------------------------------------ */
 
-static const char *const kind_names[] = {"tf:enter", "tf:exit", "tf:info", "tf:exception", "tf:counters",
-                                         "tf:budget"};
+static const char *const kind_names[] = {"tf:enter", "tf:exit", "tf:info", "tf:exception"};
 
 static void put_int_type(tf_buf *b, uint32_t bytes, int is_signed, int hex)
 {
@@ -358,8 +427,11 @@ static uint32_t find_or_make(int kind, size_t len)
     c->id = next_id++;
     c->keylen = len;
     memcpy(c->key, scratch, len);
-    tf_buf b = {scratch, sizeof scratch, 0};
-    put_event(&b, kind, c->id, c->key + 1, len - 1);
+    tf_buf b;
+    do {
+        b = (tf_buf){scratch, scratch_cap, 0};
+        put_event(&b, kind, c->id, c->key + 1, len - 1);
+    } while (scratch_grew(&b));
     piece *p = piece_of(&b);
     if (!p)
         return 0;
@@ -367,6 +439,9 @@ static uint32_t find_or_make(int kind, size_t len)
     buckets[h] = c;
     __atomic_store_n(events_tail, p, __ATOMIC_RELEASE);
     events_tail = &p->next;
+    __atomic_add_fetch(&npieces, 1, __ATOMIC_RELEASE);
+    if (logging) /* before the event that uses it */
+        rt_pool_log(TFR_LOG_EVENT, p->text, p->len);
     return c->id;
 }
 
@@ -376,54 +451,15 @@ uint32_t rc_class(int kind, int wide, const tf_value *vals, uint32_t n, uint64_t
         return 0;
     locked_here = 1;
     pthread_mutex_lock(&lock);
-    tf_buf b = {scratch, sizeof scratch, 0};
+    tf_buf b;
     char k = (char)('0' + kind);
-    tf__buf_put(&b, &k, 1);
-    put_fields(&b, kind, wide, vals, n, ptrs);
+    do {
+        b = (tf_buf){scratch, scratch_cap, 0};
+        tf__buf_put(&b, &k, 1);
+        put_fields(&b, kind, wide, vals, n, ptrs);
+    } while (scratch_grew(&b));
     uint32_t id = b.len < b.cap ? find_or_make(kind, b.len) : 0;
-    pthread_mutex_unlock(&lock);
-    locked_here = 0;
-    return id;
-}
-
-/* The fields of tf:counters, in rt_record_counters' order (docs/trace-format.md). */
-static const char counter_fields[] =
-    "\t\tuint64_t _rss;\n\t\tuint64_t _threads;\n\t\tuint64_t _fds;\n"
-    "\t\tuint64_t _ctx_voluntary;\n\t\tuint64_t _ctx_involuntary;\n";
-
-uint32_t rc_counters_class(void)
-{
-    if (locked_here)
-        return 0;
-    locked_here = 1;
-    pthread_mutex_lock(&lock);
-    tf_buf b = {scratch, sizeof scratch, 0};
-    char k = (char)('0' + RC_COUNTERS);
-    tf__buf_put(&b, &k, 1);
-    tf__buf_puts(&b, counter_fields);
-    uint32_t id = find_or_make(RC_COUNTERS, b.len);
-    pthread_mutex_unlock(&lock);
-    locked_here = 0;
-    return id;
-}
-
-/* The fields of tf:budget, in rt_record_budget's order (docs/trace-format.md). */
-#define DOUBLE_T "\t\tfloating_point { exp_dig = 11; mant_dig = 53; align = 8; }"
-static const char budget_fields[] =
-    DOUBLE_T " _calls_per_s;\n" DOUBLE_T " _ns_per_call;\n" DOUBLE_T " _share_pct;\n"
-    DOUBLE_T " _overhead_pct;\n" DOUBLE_T " _budget_pct;\n\t\tstring _function;\n\t\tstring _action;\n";
-
-uint32_t rc_budget_class(void)
-{
-    if (locked_here)
-        return 0;
-    locked_here = 1;
-    pthread_mutex_lock(&lock);
-    tf_buf b = {scratch, sizeof scratch, 0};
-    char k = (char)('0' + RC_BUDGET);
-    tf__buf_put(&b, &k, 1);
-    tf__buf_puts(&b, budget_fields);
-    uint32_t id = find_or_make(RC_BUDGET, b.len);
+    log_if_due();
     pthread_mutex_unlock(&lock);
     locked_here = 0;
     return id;
@@ -448,30 +484,18 @@ static int put_enum(int fd, int wide)
     return rc ? rc : rd_write_all(fd, wide ? tail32 : tail16, sizeof tail16 - 1);
 }
 
-static const char fixed_events[] =
-    "event { name = \"tf:enter\"; id = 0; fields := struct { tf_func16_t _func; }; };\n"
-    "event { name = \"tf:exit\"; id = 1; fields := struct { tf_func16_t _func; }; };\n"
-    "event { name = \"tf:info\"; id = 2; fields := struct { tf_func16_t _func; "
-    "tf_func16_t _info; tf_tp_t _tp; }; };\n"
-    "event { name = \"tf:exception\"; id = 3; fields := struct { tf_func16_t _func; "
-    "tf_exc_kind_t _kind; string _type; }; };\n"
-    "event { name = \"tf:enter\"; id = 4; fields := struct { tf_func32_t _func; }; };\n"
-    "event { name = \"tf:exit\"; id = 5; fields := struct { tf_func32_t _func; }; };\n"
-    "event { name = \"tf:info\"; id = 6; fields := struct { tf_func32_t _func; "
-    "tf_func32_t _info; tf_tp_t _tp; }; };\n"
-    "event { name = \"tf:exception\"; id = 7; fields := struct { tf_func32_t _func; "
-    "tf_exc_kind_t _kind; string _type; }; };\n\n";
-
-int rc_write_metadata(int fd)
+int rc_write_metadata(int fd, const rt_counts *counts)
 {
     char head[8192];
-    size_t n = rm_preamble(head, sizeof head);
+    rt_counts now;
+    if (!counts)
+        rt_counts_now(&now);
+    size_t n = rm_preamble(head, sizeof head, counts ? counts : &now);
     int rc = n < sizeof head ? rd_write_all(fd, head, n) : -1;
     rc = rc ? rc : put_enum(fd, 0);
     rc = rc ? rc : put_enum(fd, 1);
-    n = rm_stream(head, sizeof head);
-    rc = rc ? rc : rd_write_all(fd, head, n);
-    rc = rc ? rc : rd_write_all(fd, fixed_events, sizeof fixed_events - 1);
+    rc = rc ? rc : rd_write_all(fd, tfr_tsdl_stream, sizeof tfr_tsdl_stream - 1);
+    rc = rc ? rc : rd_write_all(fd, tfr_tsdl_fixed_events, sizeof tfr_tsdl_fixed_events - 1);
     for (piece *p = __atomic_load_n(&events, __ATOMIC_ACQUIRE); p && rc == 0;
          p = __atomic_load_n(&p->next, __ATOMIC_ACQUIRE))
         rc = rd_write_all(fd, p->text, p->len);
@@ -480,8 +504,11 @@ int rc_write_metadata(int fd)
 
 void rc_fork(int phase)
 {
-    if (phase == TF_FORK_PREPARE)
+    if (phase == TF_FORK_PREPARE) {
         pthread_mutex_lock(&lock);
-    else
-        pthread_mutex_unlock(&lock);
+        return;
+    }
+    if (phase == TF_FORK_CHILD)
+        logging = 0; /* the child's ring file is its own, made at its first event */
+    pthread_mutex_unlock(&lock);
 }

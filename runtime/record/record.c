@@ -1,5 +1,5 @@
 /*
- * record.c: the factory `record` and its monitor (DESIGN.md section 9): each
+ * record.c: the factory `record` and its monitor (docs/design.md .rec): each
  * event goes into the calling thread's ring as one CTF event
  * (docs/trace-format.md). The hot path reads the clock, checks room in the
  * current packet, writes a 4-byte header, the function id and, with values,
@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,7 +16,7 @@
 
 #include "record.h"
 
-rt_config rt_cfg = {1u << 20, 0, 1, "", 0, 1000000000u};
+rt_config rt_cfg = {.size = 1u << 20, .total = 64u << 20, .values = 1, .wait_ns = 1000000000u};
 
 typedef struct rmon {
     tf_monitor base;
@@ -54,12 +55,14 @@ static inline unsigned char *put_func(unsigned char *p, const rmon *m, int id)
     return p + 2;
 }
 
+/* NULL when the thread has no ring (counted when it asked for one) or is
+ * recording an event already (a signal handler interrupted the hook). */
 static inline rt_ring *begin(void)
 {
     rt_ring *r = rt_ring_self();
     if (__builtin_expect(!r || r->busy, 0)) {
         if (r)
-            r->discarded++;
+            rt_lost(r, TFR_LOST_NESTED, 1);
         return NULL;
     }
     r->busy = 1;
@@ -87,12 +90,10 @@ static inline void plain(const rmon *m, int kind, int id)
         return;
     uint64_t now = now_for(r);
     unsigned char *p = rt_ring_reserve(r, 17, now);
-    if (__builtin_expect(p != NULL, 1)) {
+    if (__builtin_expect(p != NULL, 1)) { /* else counted by the ring */
         put_header(&p, r, (uint32_t)kind + m->wide, now);
         p = put_func(p, m, id);
         rt_ring_commit(r, p, now);
-    } else {
-        r->discarded++;
     }
     end(r);
 }
@@ -252,11 +253,13 @@ static int write_valued(rt_ring *r, const rmon *m, int kind, int id, int info, i
     for (uint32_t i = 0; i < n; i++)
         max += value_max(&v[i]);
     uint64_t now = now_for(r);
-    unsigned char *p = known ? rt_ring_reserve(r, max, now) : NULL;
-    if (!p) {
-        r->discarded++;
+    if (!known) {
+        rt_lost(r, TFR_LOST_CLASS, 1);
         return 0;
     }
+    unsigned char *p = rt_ring_reserve(r, max, now);
+    if (!p)
+        return 0; /* counted by the ring */
     put_header(&p, r, cls, now);
     p = put_func(p, m, id);
     if (kind == RC_INFO) {
@@ -273,7 +276,8 @@ static int write_valued(rt_ring *r, const rmon *m, int kind, int id, int info, i
 /* A string whose first byte cannot be read is recorded as the pointer it is,
  * in the signature's variant with a pointer there: found out by writing the
  * event, which is then written again (a rare case pays, not every string). */
-static void valued(const rmon *m, int kind, int id, int info, int tp, const tf_value *v, uint32_t n)
+static inline __attribute__((always_inline)) void valued(const rmon *m, int kind, int id, int info,
+                                                         int tp, const tf_value *v, uint32_t n)
 {
     rt_ring *r = begin();
     if (!r)
@@ -281,7 +285,9 @@ static void valued(const rmon *m, int kind, int id, int info, int tp, const tf_v
     uint64_t ptrs = null_strings(v, n);
     if (write_valued(r, m, kind, id, info, tp, v, n, ptrs) &&
         write_valued(r, m, kind, id, info, tp, v, n, ptrs | unreadable_strings(v, n)))
-        r->discarded++;
+        rt_lost(r, TFR_LOST_STRING, 1);
+    if (kind == RC_INFO) /* its packet is kept from the thread's hot calls (.rec.rare) */
+        r->rare = 1;
     end(r);
 }
 
@@ -326,10 +332,105 @@ static void r_exception(tf_monitor *self, int id, const tf_exception *exc)
         int unreadable = 0; /* type is ours */
         p = put_value(p, &v, 0, &unreadable);
         rt_ring_commit(r, p, now);
-    } else {
-        r->discarded++;
+        r->rare = 1;
     }
     end(r);
+}
+
+/* ---- the signal that ends the process (events.def: tf:signal) ------------------- */
+
+int rt_signal_has_address(int sig, const siginfo_t *info)
+{
+    return info && info->si_code > 0 &&
+           (sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGTRAP);
+}
+
+void rt_record_signal(int sig, const siginfo_t *info, int dying)
+{
+    rt_ring *r = rt_ring_self();
+    if (!r)
+        return;
+    if (r->busy && !dying) { /* the interrupted event will be finished: it keeps its place */
+        rt_lost(r, TFR_LOST_NESTED, 1);
+        return;
+    }
+    r->busy = 1; /* dying: the event being written, if any, is given up for this one */
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    uint64_t now = now_for(r);
+    unsigned char *p = rt_ring_reserve(r, 13 + 13, now);
+    if (p) {
+        int32_t code = info ? info->si_code : 0;
+        uint64_t addr = rt_signal_has_address(sig, info) ? (uint64_t)(uintptr_t)info->si_addr : 0;
+        put_header(&p, r, RC_SIGNAL, now);
+        *p++ = (unsigned char)sig;
+        memcpy(p, &code, 4);
+        memcpy(p + 4, &addr, 8);
+        rt_ring_commit(r, p + 12, now);
+        r->rare = 1;
+    }
+    end(r);
+}
+
+/* tf:counters (events.def): the watchdog's sampling thread, between its own
+ * events as any event is. */
+int rt_record_counters(const uint64_t v[RC_NCOUNTERS])
+{
+    rt_ring *r = rt_ring_self();
+    if (!r)
+        return -1;
+    if (r->busy) {
+        rt_lost(r, TFR_LOST_NESTED, 1);
+        return -1;
+    }
+    r->busy = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    uint64_t now = now_for(r);
+    size_t n = RC_NCOUNTERS * sizeof v[0];
+    unsigned char *p = rt_ring_reserve(r, 13 + n, now);
+    if (p) {
+        put_header(&p, r, RC_COUNTERS, now);
+        memcpy(p, v, n);
+        rt_ring_commit(r, p + n, now);
+    }
+    end(r);
+    return p ? 0 : -1;
+}
+
+/* tf:budget (events.def): the budget thread, between its own events as any
+ * event is. */
+static size_t cut(const char *s)
+{
+    size_t n = strlen(s);
+    return n < RC_BUDGET_STR ? n : RC_BUDGET_STR;
+}
+
+int rt_record_budget(const double v[RC_NBUDGET], const char *func, const char *action)
+{
+    rt_ring *r = rt_ring_self();
+    if (!r)
+        return -1;
+    if (r->busy) {
+        rt_lost(r, TFR_LOST_NESTED, 1);
+        return -1;
+    }
+    r->busy = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    uint64_t now = now_for(r);
+    size_t nv = RC_NBUDGET * sizeof v[0], nf = cut(func), na = cut(action);
+    unsigned char *p = rt_ring_reserve(r, 13 + nv + nf + 1 + na + 1, now);
+    if (p) {
+        put_header(&p, r, RC_BUDGET, now);
+        memcpy(p, v, nv);
+        p += nv;
+        memcpy(p, func, nf);
+        p[nf] = 0;
+        p += nf + 1;
+        memcpy(p, action, na);
+        p[na] = 0;
+        rt_ring_commit(r, p + na + 1, now);
+    }
+    end(r);
+    return p ? 0 : -1;
 }
 
 /* ---- monitors and the factory ------------------------------------------------ */
@@ -396,7 +497,7 @@ TF_ENV_FACTORY(record, "record", "flight recorder: a CTF trace in TF_RECORD at e
 
 TF_API int tf_record_snapshot(const char *dir)
 {
-    if (!rt_rings())
+    if (!rt_pool_now())
         return TF_EINVAL;
     if (dir)
         rd_clean(dir);
@@ -408,10 +509,15 @@ void tf__record_fork(int phase)
 {
     if (!rt_cfg.pid)
         return;
+    if (phase == TF_FORK_PREPARE) { /* the pool's lock, then the classes' (pool.c's order) */
+        rt_ring_fork(phase);
+        rc_fork(phase);
+        return;
+    }
     rc_fork(phase);
+    rt_ring_fork(phase);
     if (phase != TF_FORK_CHILD)
         return;
-    rt_ring_fork_child();
     rd_fork_child();
     rs_fork_child();
 }

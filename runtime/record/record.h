@@ -7,41 +7,27 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "../internal.h"
 #include "../clock.h"
+#include "layout.h"
 
-/* ---- packets (ring.c) --------------------------------------------------------
- * A packet is its 64-byte header (magic + packet context) and events. */
-#define RP_MAGIC 0xC1FC1FC1u
-#define RP_HEADER 64
-enum { RP_TS_BEGIN = 4, RP_TS_END = 12, RP_CONTENT = 20, RP_SIZE = 24, RP_SEQ = 28,
-       RP_DISCARDED = 36, RP_TID = 44, RP_THREAD = 48 };
+/* ---- packets and rings (pool.c, ring.c) ---------------------------------------
+ * A packet is its 64-byte CTF header (layout.h, TFR_P_*) and events; the
+ * pool holds every packet of the process in one mapping (layout.h: the ring
+ * file in ring mode). A thread's ring is a tfr_ring record in that mapping:
+ * only its thread writes its open packet; a dump reads packets from any
+ * thread, under each slot's seqlock. */
+#define RP_HEADER TFR_P_HEADER
 #define RP_MIN 1024u
 #define RP_MAX 65536u
 #define RP_MIN_PACKETS 4u
 
-/* One thread's ring: npackets packets of psize bytes; packet_seq_num s lives
- * in slot s % npackets. Only its thread writes it; a dump reads it from any
- * thread, checking each packet's seq before and after copying (seqlock). */
-typedef struct rt_ring {
-    struct rt_ring *next;    /* all rings, newest first; never freed */
-    uint32_t number;         /* thread-<number> */
-    uint32_t tid;
-    uint32_t psize, npackets;
-    unsigned char *mem;
-    unsigned char *pos, *end; /* in the current packet; pos published with release */
-    uint64_t seq;            /* the current packet's packet_seq_num */
-    uint64_t last;           /* last timestamp written */
-    uint64_t discarded;      /* events that could not be kept, cumulative */
-    uint64_t flushed;        /* stream mode: packets [0, flushed) are on disk */
-    uint64_t name_gen;
-    int busy;                /* an event is being written (a signal may nest) */
-    int exited;
-    int fd;                  /* stream mode: the open stream file, or -1 */
-} rt_ring;
+typedef tfr_ring rt_ring;
 
-/* The calling thread's ring, made at its first event (NULL if out of memory). */
+/* The calling thread's ring, made at its first event (NULL: none could be
+ * had, counted in lost). */
 extern TF_TLS rt_ring *rt_self;
 rt_ring *rt_ring_make_self(void);
 static inline rt_ring *rt_ring_self(void)
@@ -49,32 +35,90 @@ static inline rt_ring *rt_ring_self(void)
     rt_ring *r = rt_self;
     return __builtin_expect(r != NULL, 1) ? r : rt_ring_make_self();
 }
-/* Room for n more bytes, opening a new packet at time now if needed; NULL
- * when an event of n bytes can never fit or stream mode is behind. */
+/* Room for n more bytes in r's open packet, opening another at time now if
+ * needed. NULL, the event counted lost, when it is larger than a packet
+ * (TFR_LOST_BIG), stream mode's writer is behind (TFR_LOST_FULL), no packet
+ * can be had within the budget (TFR_LOST_BUDGET), or this thread holds the
+ * pool's lock already (TFR_LOST_NESTED: a signal's marker in the middle of
+ * a packet switch). */
 unsigned char *rt_ring_reserve_slow(rt_ring *r, size_t n, uint64_t now);
 static inline unsigned char *rt_ring_reserve(rt_ring *r, size_t n, uint64_t now)
 {
     if (__builtin_expect(r->pos + n <= r->end, 1))
-        return r->pos;
+        return (unsigned char *)(uintptr_t)r->pos;
     return rt_ring_reserve_slow(r, n, now);
 }
+/* The commit: a reader (in the process, or tf-dump after it died) trusts the
+ * open packet up to pos. */
 static inline void rt_ring_commit(rt_ring *r, unsigned char *p, uint64_t now)
 {
-    r->last = now;
-    __atomic_store_n(&r->pos, p, __ATOMIC_RELEASE);
+    __atomic_store_n(&r->last, now, __ATOMIC_RELAXED); /* a plain store: a dump reads it */
+    __atomic_store_n(&r->pos, (uint64_t)(uintptr_t)p, __ATOMIC_RELEASE);
 }
-/* Head of the list of every ring (acquire). */
-rt_ring *rt_rings(void);
-/* Copies packet seq of r into out (psize bytes), closed as a reader needs it;
- * returns its length in bytes, 0 if it no longer (or not yet) exists. */
-size_t rt_ring_copy(rt_ring *r, uint64_t seq, unsigned char *out);
-/* The packet sequence numbers a dump of r writes: [*first, *last]. */
-void rt_ring_span(rt_ring *r, uint64_t *first, uint64_t *last);
-void rt_ring_fork_child(void);
+/* Counts n events lost for cause (TFR_LOST_*), on r's stream too if r;
+ * async-signal-safe. rt_lost_early: what was lost before the pool existed. */
+void rt_lost(rt_ring *r, int cause, uint64_t n);
+uint64_t rt_lost_early(int cause);
+void rt_ring_fork(int phase);
 
-/* ---- configuration (record.c) ------------------------------------------------ */
+/* ---- the pool (pool.c) ------------------------------------------------------ */
+typedef struct rt_pool {
+    tfr_header *hdr;
+    tfr_slot *slots;
+    tfr_ring *rings;
+    unsigned char *packets;
+    unsigned char *map;
+    size_t map_bytes;
+    int fd;              /* the ring file, -1: anonymous memory */
+    char name[64];       /* its name in the trace directory */
+    unsigned char *log;  /* the metadata log's mapping (under classes.c's lock) */
+    uint64_t log_cap;
+} rt_pool;
+/* The pool, NULL before the first event; made by rt_pool_get. */
+rt_pool *rt_pool_now(void);
+rt_pool *rt_pool_get(void);
+static inline unsigned char *rt_packet(const rt_pool *p, uint32_t slot)
+{
+    return p->packets + (size_t)slot * p->hdr->psize;
+}
+/* Takes r a packet for its next seq (r's open one, if any, is closed
+ * first); TFR_NONE and the cause in *why if none can be had. */
+uint32_t rt_pool_next(rt_ring *r, uint64_t now, int *why);
+/* A ring for the calling thread; NULL with the cause in *why. */
+rt_ring *rt_pool_ring_new(int *why);
+void rt_pool_ring_end(rt_ring *r);
+/* Stream mode: gives the packets of r before seq back once written. */
+void rt_pool_flushed(rt_ring *r, uint64_t seq);
+/* The packet size for TF_RECORD_SIZE bytes a thread. */
+uint32_t rt_packet_size(uint64_t size);
+/* A packet of the pool as a reader sees it (rt_pool_collect). */
+typedef struct rt_packet_ref {
+    uint32_t number; /* thread-<number> */
+    uint32_t ring;   /* its ring's index */
+    uint32_t slot;
+    uint32_t open;   /* its ring's open packet */
+    uint64_t seq;
+} rt_packet_ref;
+/* Every packet that holds events, sorted by thread number then seq, into
+ * out (room for nslots; unwritten: stream mode's not yet on disk only);
+ * returns how many. Async-signal-safe, lock-free. */
+uint32_t rt_pool_collect(rt_pool *p, rt_packet_ref *out, int unwritten);
+/* Copies packet ref into out (psize bytes), closed as a reader needs it;
+ * its length in bytes, 0 if it changed meanwhile. */
+size_t rt_pool_copy(rt_pool *p, const rt_packet_ref *ref, unsigned char *out);
+/* Appends a metadata log record (classes.c, under its lock). */
+void rt_pool_log(int kind, const char *text, size_t len);
+/* The pool's header with the clock's latest calibration point, into copy;
+ * -1 before there is a pool. */
+int rt_pool_clock(tfr_header *copy);
+/* The ring file is no longer needed: the trace was written in full. */
+void rt_pool_retire(void);
+void rt_pool_fork(int phase);
+
+/* ---- configuration (config.c) ---------------------------------------------- */
 typedef struct rt_config {
     uint64_t size;     /* TF_RECORD_SIZE bytes per thread */
+    uint64_t total;    /* TF_RECORD_TOTAL bytes for all (default 64 x size) */
     int stream;        /* TF_RECORD_MODE=stream */
     int values;        /* TF_RECORD_VALUES */
     char dir[4096];    /* TF_RECORD, or "" for tf-record-<pid> */
@@ -84,23 +128,31 @@ typedef struct rt_config {
 extern rt_config rt_cfg;
 void rt_configure(void); /* config.c: from the environment */
 
+/* ---- events (record.c, events.def) ------------------------------------------ */
+/* The signal that ends the process as an event of the thread that took it
+ * (tf:signal). dying: the thread never returns to an event it may be in
+ * the middle of, whose bytes the marker may then take. Async-signal-safe. */
+void rt_record_signal(int sig, const siginfo_t *info, int dying);
+/* si_addr means something for sig as info came (a fault, not kill(2)). */
+int rt_signal_has_address(int sig, const siginfo_t *info);
+
 /* ---- event classes and metadata (classes.c) ------------------------------------
- * Global function ids: each TU seen gets a contiguous range. */
-enum { RC_ENTER, RC_EXIT, RC_INFO, RC_EXC, RC_WIDE = 4, RC_FIRST_VALUES = 8 };
-/* tf:counters (counters.c): its class is made on first use, like a values
- * class; RC_COUNTERS is its kind (the event name), after RC_EXC. */
-enum { RC_COUNTERS = 4, RC_NCOUNTERS = 5 };
-uint32_t rc_counters_class(void);
-/* One tf:counters event in the calling thread's ring: v[] in the order of
- * the class's fields (rss, threads, fds, ctx_voluntary, ctx_involuntary).
- * 0, or -1 if it could not be kept (counted as discarded). */
+ * Global function ids: each TU seen gets a contiguous range. Class ids:
+ * the fixed ones of events.def, then classes with values from RC_FIRST_VALUES. */
+enum { RC_ENTER, RC_EXIT, RC_INFO, RC_EXC, RC_WIDE = 4, RC_SIGNAL = 8, RC_FIRST_VALUES = 16 };
+/* tf:counters, the process's resource counters the watchdog samples
+ * (runtime/watchdog/sample.c): a fixed class of events.def. One event in the
+ * calling thread's ring, v[] in the order of its fields (rss, threads, fds,
+ * ctx_voluntary, ctx_involuntary); 0, or -1 if it could not be kept
+ * (counted lost by its cause). */
+enum { RC_COUNTERS = 9, RC_NCOUNTERS = 5 };
 int rt_record_counters(const uint64_t v[RC_NCOUNTERS]);
-/* tf:budget (budget.c): a decision of the overhead budget (runtime/budget),
- * one event in the calling thread's ring: v[] is calls_per_s, ns_per_call,
- * share_pct, overhead_pct, budget_pct; then the function and the action.
- * 0, or -1 if it could not be kept (counted as discarded). */
-enum { RC_BUDGET = 5, RC_NBUDGET = 5 };
-uint32_t rc_budget_class(void);
+/* tf:budget, a decision of the overhead budget (runtime/budget): a fixed
+ * class of events.def. One event in the calling thread's ring: v[] is
+ * calls_per_s, ns_per_call, share_pct, overhead_pct, budget_pct; then the
+ * function and the action (each cut at RC_BUDGET_STR bytes). 0, or -1 if
+ * it could not be kept (counted lost by its cause). */
+enum { RC_BUDGET = 10, RC_NBUDGET = 5, RC_BUDGET_STR = 255 };
 int rt_record_budget(const double v[RC_NBUDGET], const char *func, const char *action);
 #define RC_COMPACT_MAX 30u
 uint32_t rc_tu_base(const tf_tu *tu);
@@ -120,30 +172,59 @@ static inline unsigned rc_elem_width(const tf_elems *e)
 {
     return e->cls == 'f' || e->cls == 'x' ? 8 : e->bytes;
 }
-/* Writes the metadata to fd; async-signal-safe. 0 or -1. */
-int rc_write_metadata(int fd);
-void rc_init(void);
+/* What a trace's env says about its losses (layout.h's tables), taken at
+ * once from the pool: the metadata and the exit line say the same. */
+typedef struct rt_counts {
+    uint64_t lost[TFR_NLOST];
+    uint64_t drops[TFR_NDROPS];
+    uint64_t id;      /* the recording (the ring file's) */
+    uint32_t threads; /* threads that recorded */
+} rt_counts;
+void rt_counts_now(rt_counts *c);
+/* Writes the metadata to fd; async-signal-safe. 0 or -1. c: the env's
+ * counts (NULL: now). */
+int rc_write_metadata(int fd, const rt_counts *c);
+/* Pieces (TUs, classes) made so far: stream mode rewrites its metadata
+ * when this grew. */
+uint64_t rc_pieces(void);
+/* The ring file's metadata log gets every piece made so far, and each new
+ * one as it is made (called once the pool exists). */
+void rc_log_all(void);
 void rc_fork(int phase);
 
 /* metadata.c: the fixed parts of the metadata, formatted into out. */
 void rm_init(void);
-size_t rm_preamble(char *out, size_t cap);
-size_t rm_stream(char *out, size_t cap);
+size_t rm_preamble(char *out, size_t cap, const rt_counts *c);
+/* The host's and the program's names, as the env gives them. */
+void rm_names(char *host, size_t host_cap, char *proc, size_t proc_cap);
 
 /* ---- writing a trace (dump.c, stream.c) ---------------------------------------- */
 /* Writes every ring into dir (NULL: the configured one); async-signal-safe.
  * Ring mode rewrites the files; stream mode appends what is not yet on disk,
  * the open packets only when final (at exit, on a fatal signal). */
 int rd_dump(const char *dir, int final);
+/* The packets (and first the metadata, with counts c) into dirfd; own: the
+ * recording's own directory (stream mode appends, and marks them written). */
+int rd_write_rings(int dirfd, int own, int final, const rt_counts *c);
+int rd_write_metadata(int dirfd, const rt_counts *c);
 /* The directory the process records into (tf-record-<pid>, or TF_RECORD). */
 const char *rd_dir(void);
-/* Opens dir, made 0700 if absent; -1 with the reason if it is a symbolic
- * link, not ours, or open to others. */
+/* Opens dir through runtime/files.c's creator, made 0700 if absent; -1 with
+ * the reason if it is reached through a symbolic link, not ours, open to
+ * others, or holds files TF did not write. rd_trace_dir: rd_dir() so, said
+ * on failure. rd_create_at: a file in it of kind (O_EXCL: a new one only;
+ * O_APPEND: kept and appended to; else new or TF's, emptied), 0600, no
+ * link followed. rd_remove: a file of rd_dir(). All async-signal-safe. */
 int rd_open_dir(const char *dir, const char **why);
-int rd_open_stream(int dirfd, const rt_ring *r);
+int rd_trace_dir(void);
+int rd_create_at(int dirfd, const char *name, tf_file_kind kind, int flags);
+void rd_remove(const char *name);
+int rd_open_stream(int dirfd, uint32_t number, int append);
 /* Removes an earlier trace's thread files from path (not async-signal-safe). */
 void rd_clean(const char *path);
 int rd_write_all(int fd, const void *p, size_t n);
+/* "tf: record: " a b c d, one line on stderr; async-signal-safe. */
+void rd_say(const char *a, const char *b, const char *c, const char *d);
 /* One thread writes a trace at a time (wait: up to 5 s for another). */
 int rd_lock(int wait);
 void rd_unlock(void);
@@ -151,9 +232,15 @@ void rd_init(void);
 void rd_fork_child(void);
 void rs_start(void);
 void rs_stop(void);
+void rs_halt(void); /* async-signal-safe: no more writing */
 void rs_wake(void); /* async-signal-safe */
-int rs_wait(rt_ring *r, uint64_t next); /* async-signal-safe; 0: discard */
+int rs_wait(rt_ring *r); /* async-signal-safe; 0: lose the event */
 void rs_waited(uint64_t *n, uint64_t *ns);
+/* A packet could not be appended to r's file, which was `before` bytes
+ * long: cut back, counted, said once. */
+int rs_write_failed(rt_ring *r, off_t before);
+/* Stream mode: the metadata on disk is up to date (written if need be). */
+int rs_metadata_ok(int dirfd);
 void rs_fork_child(void);
 
 #endif

@@ -1,24 +1,25 @@
 /*
- * ring.c: per-thread rings of fixed-size CTF packets (LTTng's sub-buffers;
- * the MPS telemetry's .sol.buffer). A thread's first event maps its ring
- * (pages.c: mmap, so that a signal handler's first event is safe too); after that the
- * hot path only writes its own memory: no lock, no allocation.
+ * ring.c: a thread's ring (LTTng's per-stream sub-buffers; the MPS
+ * telemetry's .sol.buffer). A thread's first event takes it a ring record
+ * of the pool (pool.c); after that the hot path writes only its own open
+ * packet: no lock, no allocation. Filling the packet asks the pool for the
+ * next one; the thread's end hands its packets back to be recycled.
  */
 #define _GNU_SOURCE
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "record.h"
 
-static rt_ring *all;          /* every ring, newest first */
-static uint32_t numbered;     /* rings made so far */
 TF_TLS rt_ring *rt_self;
+static TF_TLS uint32_t ringless; /* events until a thread without a ring asks again */
 static pthread_key_t exit_key;
+static uint64_t lost_early[TFR_NLOST]; /* before there is a pool to count in */
 
 static void thread_gone(void *p)
 {
-    __atomic_store_n(&((rt_ring *)p)->exited, 1, __ATOMIC_RELEASE);
+    rt_self = NULL;
+    rt_pool_ring_end(p);
 }
 
 /* At start-up, not at a first event: pthread_once interrupted by a signal
@@ -29,165 +30,70 @@ __attribute__((constructor(101))) static void make_key(void)
     pthread_key_create(&exit_key, thread_gone);
 }
 
-static void put32(unsigned char *p, uint32_t v) { memcpy(p, &v, 4); }
-static void put64(unsigned char *p, uint64_t v) { memcpy(p, &v, 8); }
-static uint64_t get64(const unsigned char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
-static uint32_t get32(const unsigned char *p) { uint32_t v; memcpy(&v, p, 4); return v; }
-
-/* The packet size for a ring of size bytes: at least RP_MIN_PACKETS packets. */
-static uint32_t packet_size(uint64_t size)
+void rt_lost(rt_ring *r, int cause, uint64_t n)
 {
-    uint64_t p = RP_MAX;
-    while (p > RP_MIN && p * RP_MIN_PACKETS > size)
-        p /= 2;
-    return (uint32_t)p;
+    if (r) /* relaxed: a dump on another thread reads it */
+        __atomic_store_n(&r->discarded, r->discarded + n, __ATOMIC_RELAXED);
+    rt_pool *p = rt_pool_now();
+    __atomic_fetch_add(p ? &p->hdr->lost[cause] : &lost_early[cause], n, __ATOMIC_RELAXED);
 }
 
-/* A ring and its packets, in one mapping (pages.c). */
-static size_t ring_bytes(uint32_t psize, uint64_t npackets)
+uint64_t rt_lost_early(int cause)
 {
-    return sizeof(rt_ring) + 64 + (size_t)npackets * psize;
+    return __atomic_load_n(&lost_early[cause], __ATOMIC_RELAXED);
 }
 
-static rt_ring *ring_new(void)
-{
-    uint32_t psize = packet_size(rt_cfg.size);
-    uint64_t n = rt_cfg.size / psize;
-    if (n < RP_MIN_PACKETS)
-        n = RP_MIN_PACKETS;
-    void *m = tf__pages_alloc(ring_bytes(psize, n));
-    if (!m)
-        return NULL;
-    rt_ring *r = m;
-    r->mem = (unsigned char *)m + ((sizeof(rt_ring) + 63) & ~(size_t)63);
-    r->psize = psize;
-    r->npackets = (uint32_t)n;
-    r->tid = (uint32_t)syscall(SYS_gettid);
-    r->fd = -1;
-    r->seq = UINT64_MAX; /* the first reserve opens packet 0 */
-    r->pos = r->end = r->mem;
-    r->number = __atomic_add_fetch(&numbered, 1, __ATOMIC_RELAXED);
-    r->next = __atomic_load_n(&all, __ATOMIC_RELAXED);
-    while (!__atomic_compare_exchange_n(&all, &r->next, r, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
-        ;
-    return r;
-}
-
+/* A thread that got no ring asks again only every 4096 events: asking
+ * takes the pool's lock. */
 rt_ring *rt_ring_make_self(void)
 {
-    rt_self = ring_new();
-    if (rt_self)
-        pthread_setspecific(exit_key, rt_self);
-    return rt_self;
-}
-
-rt_ring *rt_rings(void)
-{
-    return __atomic_load_n(&all, __ATOMIC_ACQUIRE);
-}
-
-static unsigned char *slot(const rt_ring *r, uint64_t seq)
-{
-    return r->mem + (size_t)(seq % r->npackets) * r->psize;
-}
-
-/* Closes the current packet as a reader needs it: sizes, end time, losses. */
-static void close_packet(rt_ring *r)
-{
-    unsigned char *p = slot(r, r->seq);
-    uint32_t bits = (uint32_t)(r->pos - p) * 8;
-    put64(p + RP_TS_END, r->last);
-    put32(p + RP_CONTENT, bits);
-    put32(p + RP_SIZE, bits);
-    put64(p + RP_DISCARDED, r->discarded);
-}
-
-static void open_packet(rt_ring *r, uint64_t now)
-{
-    unsigned char *p = slot(r, r->seq + 1);
-    /* Invalidate the slot for readers before its old bytes are overwritten. */
-    __atomic_store_n((uint64_t *)(void *)(p + RP_SEQ), UINT64_MAX, __ATOMIC_RELEASE);
-    __atomic_thread_fence(__ATOMIC_RELEASE);
-    put32(p, RP_MAGIC);
-    put64(p + RP_TS_BEGIN, now);
-    put32(p + RP_TID, r->tid);
-    char name[16];
-    tf__thread_name(name);
-    memcpy(p + RP_THREAD, name, 16);
-    r->last = now;
-    __atomic_store_n(&r->pos, p + RP_HEADER, __ATOMIC_RELAXED);
-    r->end = p + r->psize;
-    __atomic_store_n((uint64_t *)(void *)(p + RP_SEQ), r->seq + 1, __ATOMIC_RELEASE);
-    __atomic_store_n(&r->seq, r->seq + 1, __ATOMIC_RELEASE);
+    int why;
+    if (ringless) {
+        ringless--;
+        rt_lost(NULL, TFR_LOST_BUDGET, 1);
+        return NULL;
+    }
+    rt_ring *r = rt_pool_ring_new(&why);
+    if (!r) {
+        ringless = why == TFR_LOST_NESTED ? 0 : 4095;
+        rt_lost(NULL, why, 1);
+        return NULL;
+    }
+    rt_self = r;
+    pthread_setspecific(exit_key, r);
+    return r;
 }
 
 unsigned char *rt_ring_reserve_slow(rt_ring *r, size_t n, uint64_t now)
 {
-    if (n > r->psize - RP_HEADER)
+    rt_pool *p = rt_pool_now();
+    if (n > p->hdr->psize - RP_HEADER) {
+        rt_lost(r, TFR_LOST_BIG, 1);
         return NULL;
-    uint64_t next = r->seq + 1;
-    /* Stream mode never overwrites a packet the writer thread has not written. */
-    if (rt_cfg.stream && r->seq != UINT64_MAX) {
-        uint64_t flushed = __atomic_load_n(&r->flushed, __ATOMIC_ACQUIRE);
-        if (next >= flushed + r->npackets && !rs_wait(r, next))
-            return NULL;
-        if (next - flushed >= r->npackets / 2)
-            rs_wake();
     }
-    if (r->seq != UINT64_MAX)
-        close_packet(r);
-    open_packet(r, now);
-    return r->pos;
-}
-
-void rt_ring_span(rt_ring *r, uint64_t *first, uint64_t *last)
-{
-    uint64_t cur = __atomic_load_n(&r->seq, __ATOMIC_ACQUIRE);
-    *last = cur;
-    *first = cur == UINT64_MAX || cur < r->npackets ? 0 : cur - r->npackets + 1;
-    if (rt_cfg.stream)
-        *first = __atomic_load_n(&r->flushed, __ATOMIC_ACQUIRE);
-}
-
-size_t rt_ring_copy(rt_ring *r, uint64_t seq, unsigned char *out)
-{
-    const unsigned char *p = slot(r, seq);
-    const uint64_t *seqp = (const uint64_t *)(const void *)(p + RP_SEQ);
-    if (seq == UINT64_MAX || __atomic_load_n(seqp, __ATOMIC_ACQUIRE) != seq)
-        return 0;
-    /* pos inside this slot: the open packet (or one closed since, whose
-     * prefix up to pos is as good); elsewhere: a closed packet. */
-    const unsigned char *pos = __atomic_load_n(&r->pos, __ATOMIC_ACQUIRE);
-    int current = pos >= p + RP_HEADER && pos <= p + r->psize;
-    size_t len = current ? (size_t)(pos - p) : get32(p + RP_CONTENT) / 8;
-    if (len < RP_HEADER || len > r->psize)
-        return 0;
-    memcpy(out, p, len);
-    __atomic_thread_fence(__ATOMIC_ACQUIRE);
-    if (__atomic_load_n(seqp, __ATOMIC_ACQUIRE) != seq)
-        return 0; /* overwritten while we copied */
-    if (current) { /* the reader's view of the open packet: closed at len */
-        put64(out + RP_TS_END, __atomic_load_n(&r->last, __ATOMIC_RELAXED));
-        put32(out + RP_CONTENT, (uint32_t)len * 8);
-        put32(out + RP_SIZE, (uint32_t)len * 8);
-        put64(out + RP_DISCARDED, __atomic_load_n(&r->discarded, __ATOMIC_RELAXED));
+    TF_KEEP_ERRNO();
+    int why = 0;
+    uint32_t s;
+    while ((s = rt_pool_next(r, now, &why)) == TFR_NONE && why == TFR_LOST_FULL && rs_wait(r))
+        ;
+    if (s != TFR_NONE && rt_cfg.stream && r->seq - __atomic_load_n(&r->flushed, __ATOMIC_ACQUIRE) >= r->max / 2)
+        rs_wake();
+    TF_RESTORE_ERRNO();
+    if (s == TFR_NONE) {
+        rt_lost(r, why, 1);
+        return NULL;
     }
-    if (get64(out + RP_TS_END) < get64(out + RP_TS_BEGIN))
-        put64(out + RP_TS_END, get64(out + RP_TS_BEGIN));
-    return len;
+    return (unsigned char *)(uintptr_t)r->pos;
 }
 
 /* The child keeps only its own calls: the parent's rings stay the parent's. */
-void rt_ring_fork_child(void)
+void rt_ring_fork(int phase)
 {
-    for (rt_ring *r = all, *next; r; r = next) {
-        next = r->next;
-        if (r->fd >= 0)
-            close(r->fd);
-        tf__pages_free(r, ring_bytes(r->psize, r->npackets));
-    }
-    all = NULL;
-    numbered = 0;
+    rt_pool_fork(phase);
+    if (phase != TF_FORK_CHILD)
+        return;
     rt_self = NULL;
+    ringless = 0;
     pthread_setspecific(exit_key, NULL);
+    memset(lost_early, 0, sizeof lost_early);
 }

@@ -3,7 +3,17 @@
  * to its thread's file; a thread whose ring is full of unwritten packets
  * waits for it (rs_wait), so nothing is lost while the writer makes progress
  * at all. Only a writer without progress for TF_RECORD_WAIT (a stalled
- * disk; 0: never wait) or one that has stopped (exit) makes a thread count the events it cannot keep (events_discarded).
+ * disk; 0: never wait) or one that has stopped (exit) makes a thread count
+ * the events it cannot keep (TFR_LOST_FULL).
+ *
+ * The metadata goes first and is rewritten (a new file renamed over the
+ * old, never half written) whenever a TU or an event class was added, each
+ * round before the packets that may use them: a recording killed at any
+ * moment is a readable trace. A packet that cannot be written (a full disk)
+ * is cut off the file again, counted (TFR_DROP_DISK) and said once; while
+ * the metadata itself cannot be brought up to date, packets are dropped
+ * the same way, so what is on disk stays readable.
+ *
  * The open packet of each thread is written at exit or on a fatal signal.
  * The writer wakes every 5 ms, and at once when a thread has half its ring
  * unwritten (an eventfd: write(2) is async-signal-safe, a condition variable
@@ -22,24 +32,52 @@
 
 static pthread_t writer;
 static int running, stop, wake = -1;
-static unsigned char packet[RP_MAX];
-static uint64_t waits, waited_ns; /* said at exit: what not losing events cost */
+static uint64_t rounds;              /* the writer's progress, for rs_wait */
+static uint64_t waits, waited_ns;    /* said at exit: what not losing events cost */
+static uint64_t meta_pieces = UINT64_MAX; /* the pieces in the metadata on disk */
+static int meta_ok = 1, said_full;
 
-/* Writes r's closed packets not yet on disk. */
-static int flush_closed(rt_ring *r, int dirfd)
+/* Brings the metadata on disk up to date when pieces were added; 0 when it
+ * describes every class there is. */
+static int metadata_now(int dirfd)
 {
-    uint64_t cur = __atomic_load_n(&r->seq, __ATOMIC_ACQUIRE);
-    if (cur == UINT64_MAX)
+    uint64_t pieces = rc_pieces();
+    if (pieces == meta_pieces && meta_ok)
         return 0;
-    if (r->fd < 0 && (r->fd = rd_open_stream(dirfd, r)) < 0)
-        return -1;
-    int rc = 0;
-    for (uint64_t s = r->flushed; s < cur && rc == 0; s++) {
-        size_t len = rt_ring_copy(r, s, packet);
-        rc = len ? rd_write_all(r->fd, packet, len) : 0;
-        __atomic_store_n(&r->flushed, s + 1, __ATOMIC_RELEASE);
+    rt_counts c;
+    rt_counts_now(&c);
+    meta_ok = rd_write_metadata(dirfd, &c) == 0;
+    if (meta_ok)
+        meta_pieces = pieces;
+    else if (!said_full++)
+        rd_say("cannot bring the metadata in '", rd_dir(), "' up to date (", "the disk is full?); "
+               "packets are dropped and counted until it can be written");
+    return meta_ok ? 0 : -1;
+}
+
+int rs_write_failed(rt_ring *r, off_t before)
+{
+    TF_KEEP_ERRNO();
+    int err = errno;
+    if (ftruncate(r->fd, before) != 0) /* what fits stays readable: no half packet */
+        err = errno;
+    rt_pool *p = rt_pool_now();
+    __atomic_fetch_add(&p->hdr->drops[TFR_DROP_DISK], 1, __ATOMIC_RELAXED);
+    if (!said_full++) {
+        char num[24];
+        tf_buf b = {num, sizeof num, 0};
+        tf__buf_uint(&b, r->number);
+        tf__buf_end(&b);
+        rd_say("cannot write thread-", num, " in '", rd_dir());
+        rd_say("  (", strerror(err), "): packets that cannot be written are dropped and counted", "");
     }
-    return rc;
+    TF_RESTORE_ERRNO();
+    return 0;
+}
+
+int rs_metadata_ok(int dirfd)
+{
+    return metadata_now(dirfd) == 0;
 }
 
 static void *run(void *arg)
@@ -53,19 +91,19 @@ static void *run(void *arg)
             if (read(wake, &n, sizeof n) < 0)
                 continue;
         }
-        if (!rt_rings())
+        if (!rt_pool_now())
             continue;
         if (dirfd < 0 && (dirfd = rd_open_dir(rd_dir(), &why)) < 0) {
-            fprintf(stderr, "tf: record: the trace directory '%s' %s; stream mode stops\n", rd_dir(), why);
+            rd_say("cannot write the trace directory '", rd_dir(), "': ", why);
+            rd_say("stream mode stops: events are kept in memory and written at exit if they can be", "", "", "");
             __atomic_store_n(&stop, 1, __ATOMIC_RELEASE); /* nobody waits for it any more */
             break;
         }
         if (rd_lock(1) != 0)
             continue;
-        for (rt_ring *r = rt_rings(); r; r = r->next)
-            if (flush_closed(r, dirfd) != 0)
-                fprintf(stderr, "tf: record: cannot write thread-%u in '%s'\n", r->number, rd_dir());
+        rd_write_rings(dirfd, 1, 0, NULL);
         rd_unlock();
+        __atomic_add_fetch(&rounds, 1, __ATOMIC_RELEASE);
     }
     if (dirfd >= 0)
         close(dirfd);
@@ -94,11 +132,19 @@ void rs_start(void)
 
 void rs_stop(void)
 {
-    if (!running)
+    if (!__atomic_load_n(&running, __ATOMIC_ACQUIRE))
         return;
     __atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
     pthread_join(writer, NULL);
     __atomic_store_n(&running, 0, __ATOMIC_RELEASE);
+}
+
+/* Async-signal-safe: the writer finishes its round and writes no more. */
+void rs_halt(void)
+{
+    __atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
+    if (rd_lock(1) == 0)
+        rd_unlock();
 }
 
 static uint64_t mono_ns(void)
@@ -108,26 +154,26 @@ static uint64_t mono_ns(void)
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
-/* Waits until the writer has written packet `next - npackets` of r. Only
- * syscalls (clock_gettime, nanosleep, write on the eventfd): a signal handler
- * may be the caller. 0 when the writer is gone or made no progress for
- * TF_RECORD_WAIT: the caller then discards. */
-int rs_wait(rt_ring *r, uint64_t next)
+/* Waits for the writer to write a round, so that r may reuse its oldest
+ * packet. Only syscalls (clock_gettime, nanosleep, write on the eventfd): a
+ * signal handler may be the caller. 0 when the writer is gone or made no
+ * progress for TF_RECORD_WAIT: the caller then loses the event. */
+int rs_wait(rt_ring *r)
 {
-    uint64_t start = mono_ns(), since = start;
-    uint64_t seen = __atomic_load_n(&r->flushed, __ATOMIC_ACQUIRE);
-    if (next < seen + r->npackets)
-        return 1; /* written since the caller looked */
-    while (next >= seen + r->npackets) {
+    uint64_t start = mono_ns(), since = start, seen = __atomic_load_n(&rounds, __ATOMIC_ACQUIRE);
+    uint64_t flushed = __atomic_load_n(&r->flushed, __ATOMIC_ACQUIRE);
+    for (;;) {
         if (!__atomic_load_n(&running, __ATOMIC_ACQUIRE) || !rt_cfg.wait_ns ||
             __atomic_load_n(&stop, __ATOMIC_ACQUIRE))
             return 0;
         rs_wake();
         struct timespec nap = {0, 20000};
         nanosleep(&nap, NULL);
-        uint64_t now = mono_ns(), f = __atomic_load_n(&r->flushed, __ATOMIC_ACQUIRE);
-        if (f != seen)
-            since = now, seen = f;
+        uint64_t now = mono_ns(), done = __atomic_load_n(&rounds, __ATOMIC_ACQUIRE);
+        if (__atomic_load_n(&r->flushed, __ATOMIC_ACQUIRE) != flushed || done > seen + 1)
+            break; /* a round began after we asked: whatever could be freed is */
+        if (done != seen)
+            since = now;
         else if (now - since > rt_cfg.wait_ns)
             return 0;
     }
@@ -147,7 +193,10 @@ void rs_fork_child(void)
 {
     running = 0;
     stop = 0;
-    waits = waited_ns = 0;
+    waits = waited_ns = rounds = 0;
+    meta_pieces = UINT64_MAX;
+    meta_ok = 1;
+    said_full = 0;
     if (wake >= 0)
         close(wake);
     wake = -1;

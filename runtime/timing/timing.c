@@ -379,7 +379,10 @@ TF_API int tf_timing_stats_get(tf_timing_manager *tm, const char *timer, tf_timi
     tt_timer *t = timer_find(m, timer);
     if (t) {
         tt_summarize(m, t->index, s);
+        fenv_t fp;
+        tf__fp_enter(&fp);
         tt_sum_fill(s, m->clock.ticks_per_second, out);
+        tf__fp_leave(&fp);
     }
     tf__unlock(&m->lock);
     free(s);
@@ -426,20 +429,40 @@ TF_API int tf_timing_clock(tf_timing_manager *tm, tf_timing_clock_info *out)
         out->read_ns = p->mono_read_ns;
         break;
     default:
-        out->source = "injected";
+        out->source = m->clock.name[0] ? m->clock.name : "injected";
         break;
     }
+    fenv_t fp;
+    tf__fp_enter(&fp);
     out->overhead_ns = tt_ticks_to_ns(m, (double)m->overhead);
+    tf__fp_leave(&fp);
     return TF_OK;
+}
+
+TF_API int tf_timing_name_clock(tf_timing_manager *tm, const char *name)
+{
+    tt_manager *m = (tt_manager *)tm;
+    if (!m || !name || strlen(name) >= sizeof m->clock.name)
+        return TF_EINVAL;
+    tf__lock(&m->lock);
+    int injected = m->clock.kind == TT_CLOCK_INJECTED;
+    if (injected)
+        snprintf(m->clock.name, sizeof m->clock.name, "%s", name);
+    tf__unlock(&m->lock);
+    return injected ? TF_OK : TF_EINVAL;
 }
 
 TF_API int tf_timing_set_clock(tf_timing_manager *tm, tf_timing_clock_fn fn, void *arg,
                                double ticks_per_second)
 {
     tt_manager *m = (tt_manager *)tm;
-    if (!m || (fn && !(ticks_per_second > 0)))
+    fenv_t fp;
+    tf__fp_enter(&fp); /* comparing a NaN raises FE_INVALID */
+    int bad = fn && !(ticks_per_second > 0);
+    tf__fp_leave(&fp);
+    if (!m || bad)
         return TF_EINVAL;
-    tt_clock c = {TT_CLOCK_INJECTED, fn, arg, ticks_per_second};
+    tt_clock c = {TT_CLOCK_INJECTED, fn, arg, ticks_per_second, ""};
     if (!fn)
         tt_clock_default(&c);
     tf__lock(&m->lock);
@@ -458,11 +481,17 @@ TF_API int tf_timing_set_clock(tf_timing_manager *tm, tf_timing_clock_fn fn, voi
 TF_API int tf_timing_set_overhead(tf_timing_manager *tm, double ns)
 {
     tt_manager *m = (tt_manager *)tm;
-    if (!m || !(ns >= 0))
+    fenv_t fp;
+    tf__fp_enter(&fp);
+    int bad = !(ns >= 0);
+    tf__fp_leave(&fp);
+    if (!m || bad)
         return TF_EINVAL;
     tt_clock_rate(&m->clock);
     tf__lock(&m->lock);
+    tf__fp_enter(&fp);
     m->overhead = (uint64_t)(ns * m->clock.ticks_per_second / 1e9 + 0.5);
+    tf__fp_leave(&fp);
     tf__unlock(&m->lock);
     return TF_OK;
 }

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "../clock.h"
+#include "../internal.h"
 #include "timing_clock.h"
 
 #define CALIBRATION_MIN_NS 20000000ull
@@ -47,6 +48,8 @@ static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
 
 static void probe_run(void)
 {
+    fenv_t fp;
+    tf__fp_enter(&fp); /* at start, on the program's thread (.fid.fenv) */
     tf__clock_init();
     probe.tsc_invariant = tf__clock_tsc;
     probe.mono_read_ns = MEASURE(tt_mono_ns());
@@ -55,6 +58,7 @@ static void probe_run(void)
     probe.tsc_usable = probe.tsc_invariant;
     probe.mono0_ns = tt_mono_ns();
     probe.tsc0 = __builtin_ia32_rdtsc();
+    tf__fp_leave(&fp);
 }
 
 const tt_clock_probe *tt_clock_probe_get(void)
@@ -84,7 +88,10 @@ double tt_clock_rate(tt_clock *c)
     }
     /* Bracket the TSC read by two monotonic reads to halve the error. */
     uint64_t m0 = tt_mono_ns(), tsc = __builtin_ia32_rdtsc(), m1 = tt_mono_ns();
+    fenv_t fp;
+    tf__fp_enter(&fp);
     double secs = ((double)(m0 - p->mono0_ns) + (double)(m1 - m0) / 2) / 1e9;
     c->ticks_per_second = (double)(tsc - p->tsc0) / secs;
+    tf__fp_leave(&fp);
     return c->ticks_per_second;
 }

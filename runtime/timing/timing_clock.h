@@ -18,6 +18,7 @@ typedef struct tt_clock {
     tf_timing_clock_fn fn;
     void *arg;
     double ticks_per_second; /* TSC: refined by tt_clock_rate */
+    char name[64];           /* an injected clock's, for reports ("" : "injected") */
 } tt_clock;
 
 /* The process's measured real clock (chosen once). */

@@ -33,13 +33,14 @@ static void env_write(const char *var, const char *path, tf_timing_format format
         snprintf(forked, sizeof forked, "%s.%ld", path, (long)getpid());
         path = forked;
     }
-    FILE *f = tf__create_file(var, path);
+    tf_file_kind kind = format == TF_TIMING_CHROME_TRACE ? TF_FILE_CHROME : TF_FILE_REPORT;
+    FILE *f = tf__create_file(var, path, kind, tf__env_file_flags(), NULL);
     if (!f)
         return;
     tf_timing_report((tf_timing_manager *)env_manager, f, format);
     int failed = fflush(f) != 0 || ferror(f);
     int err = errno;
-    if (fclose(f) != 0 || failed) {
+    if (tf__close_file(f) != 0 || failed) {
         fprintf(stderr, "tf: %s: writing '", var);
         tf__config_escaped(stderr, path);
         fprintf(stderr, "' failed: %s; the report is incomplete\n", strerror(failed ? err : errno));
@@ -54,10 +55,13 @@ static void say_dropped(const char *trace)
     tf__lock(&m->lock);
     uint64_t dropped = tt_dropped_events(m);
     tf__unlock(&m->lock);
-    if (dropped)
-        fprintf(stderr, "tf: TF_TIMING_TRACE %s keeps the last %u calls of each thread: %llu older "
-                "calls are not in it (the report counts them all; TF_MONITORS=...=record keeps "
-                "every call)\n", trace, ENV_TRACE_EVENTS, (unsigned long long)dropped);
+    if (!dropped)
+        return;
+    fputs("tf: TF_TIMING_TRACE ", stderr);
+    tf__config_escaped(stderr, trace);
+    fprintf(stderr, " keeps the last %u calls of each thread: %llu older calls are not in it (the "
+            "report counts them all; TF_MONITORS=...=record keeps every call)\n", ENV_TRACE_EVENTS,
+            (unsigned long long)dropped);
 }
 
 static void env_at_exit(void)
@@ -102,7 +106,8 @@ static void env_init(void)
     __atomic_store_n(&env_manager, m, __ATOMIC_RELEASE); /* fork reads it unlocked */
     if (tf__config_get("TF_TIMING_TRACE"))
         tf_timing_event_log((tf_timing_manager *)env_manager, ENV_TRACE_EVENTS);
-    atexit(env_at_exit);
+    tf__at_exit(env_at_exit);
+    tf__term_arm(); /* the report on SIGTERM and friends too */
 }
 
 static tf_factory *make_timing(const char *name)

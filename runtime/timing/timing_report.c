@@ -338,8 +338,8 @@ static void text_summary(FILE *out, const snapshot *sn)
                 human(b[2], 32, sn->hooks_in_self),
                 sn->self_all > 0 ? 100 * sn->hooks_in_self / sn->self_all : 0.0);
     else
-        fputs("hooks: no overhead measured (an injected clock), so no estimate of their share\n",
-              out);
+        fprintf(out, "hooks: no overhead measured (the clock is %s: times given, not read), so no "
+                     "estimate of their share\n", sn->clock.source);
     uint32_t n = 0;
     double top = 0;
     while (n < sn->n && n < TOP_N && sn->rows[n].s.count)
@@ -366,10 +366,14 @@ static void write_text(tt_manager *m, FILE *out, const snapshot *sn)
         used += sn->rows[i].s.count != 0;
     fprintf(out, "TF timing report: %u of %u timing points entered, %d thread%s\n", used, sn->n,
             tt_threads_seen(m), tt_threads_seen(m) == 1 ? "" : "s");
-    fprintf(out, "clock: %s, %.4g ticks/s, %.1f ns per read", sn->clock.source,
-            sn->clock.ticks_per_second, sn->clock.read_ns);
-    fprintf(out, " (rdtsc %.1f ns, clock_gettime %.1f ns)\n", sn->clock.tsc_read_ns,
-            sn->clock.monotonic_read_ns);
+    if (sn->clock.read_ns > 0) {
+        fprintf(out, "clock: %s, %.4g ticks/s, %.1f ns per read", sn->clock.source,
+                sn->clock.ticks_per_second, sn->clock.read_ns);
+        fprintf(out, " (rdtsc %.1f ns, clock_gettime %.1f ns)\n", sn->clock.tsc_read_ns,
+                sn->clock.monotonic_read_ns);
+    } else { /* an injected clock is never read here: no cost to show */
+        fprintf(out, "clock: %s, %.4g ticks/s\n", sn->clock.source, sn->clock.ticks_per_second);
+    }
     if (sn->unmatched || sn->abandoned || tt_lost_frames(m))
         fprintf(out, "anomalies: %" PRIu64 " unmatched exits, %" PRIu64 " abandoned entries, %" PRIu64
                      " entries lost (out of memory)\n",
@@ -610,8 +614,11 @@ TF_API int tf_timing_report(tf_timing_manager *tm, FILE *out, tf_timing_format f
     /* TUs registered since may have put groups of ours inside others */
     tt_group_add_below(m);
     tt_recompute_active(m);
+    fenv_t fp;
+    tf__fp_enter(&fp); /* at exit or from a trigger: a program's thread (.fid.fenv) */
     int rc = format == TF_TIMING_CHROME_TRACE ? tt_write_chrome_trace(m, out)
                                               : write_report(m, out, format);
+    tf__fp_leave(&fp);
     tf__unlock(&m->lock);
     fflush(out);
     return rc;

@@ -159,7 +159,7 @@ void wd_thread_block(wd_scan *s, wd_thread *t)
 int wd_snapshot(const wd_spec *spec, char *where, size_t len)
 {
     static int taken;
-    if (!(spec->actions & WD_ACT_SNAPSHOT) || !rt_rings())
+    if (!(spec->actions & WD_ACT_SNAPSHOT) || !rt_pool_now())
         return 0;
     if (taken == SNAPSHOTS_MAX) {
         snprintf(where, len, "not written: %d were, the most the watchdog writes", SNAPSHOTS_MAX);

@@ -3,7 +3,7 @@
  * (JVMMon's periodic state: a leak shows as a line that rises next to the
  * calls that made it). Every TF_SAMPLE (1 s while a watchdog runs, unless
  * set) the watchdog thread reads /proc/self and, if the process records,
- * writes one tf:counters event into its own ring (runtime/record/counters.c):
+ * writes one tf:counters event into its own ring (runtime/record/record.c):
  *   rss              resident memory, bytes (statm's resident pages)
  *   threads          status "Threads:"
  *   fds              open file descriptors (entries of /proc/self/fd, less
@@ -51,7 +51,7 @@ static uint64_t open_fds(void)
 
 void wd_sample(void)
 {
-    if (!rt_rings()) /* not recording */
+    if (!rt_pool_now()) /* not recording */
         return;
     char statm[256], status[8192];
     uint64_t v[RC_NCOUNTERS] = {0};

@@ -240,7 +240,7 @@ static void first_start(void)
 {
     make_cond();
     wd_clock_start();
-    atexit(at_exit);
+    tf__at_exit(at_exit);
 }
 
 /* Joins the watchdog's monitor to every holder (f) or takes it out (NULL),

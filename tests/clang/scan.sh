@@ -55,7 +55,7 @@ expect "./loop_a.h:3: error: tf-scan: subgroup cycle across declarations: cache 
 expect "./loop_b.h:2: note: 'store' contains 'cache' here"
 expect "a.c:3: error: tf-scan: timing point 'load' has a TF_TP_ENTER info function but no TF_TP_EXIT one"
 expect "b.c:3: error: tf-scan: info function 'load' is TF_TP_NONE here but a timing point elsewhere"
-expect "tf-scan: 2 translation units, 3 groups, 4 inconsistencies"
+expect "tf-scan: 2 translation units, 5 groups, 4 inconsistencies"
 # A rules file given to the plugin in a TU's command applies to that TU only.
 fix=$here/../fixtures
 mkdir -p "$work/rules"
@@ -65,6 +65,13 @@ printf '[{"directory": "%s", "file": "rules_shapes.c", "arguments": ["%s", "-fpl
 grep -q '"name": "area", "kind": "monitor", "flags": 1, "group": "shapes"' "$work/rules/manifest.json" ||
     bad "rules: area not monitored through the TU's rules file"
 grep -q '"name": "util_twice"' "$work/rules/manifest.json" && bad "rules: applied to a TU without them"
+# The monitor lines that took no function of any TU scanned are said (only
+# rules_shapes.c has the rules file: rules_util.c is no file of its TU).
+grep -qxF "rules.txt:7: warning: tf-scan: 'monitor util rules_util.c util_*' took no function of the 2 translation units scanned" "$work/rules/out" ||
+    bad "rules: line 7 took nothing and was not said: $(cat "$work/rules/out")"
+grep -qxF "rules.txt:8: warning: tf-scan: 'monitor app rules_util.c util_*' took no function of the 2 translation units scanned" "$work/rules/out" ||
+    bad "rules: line 8 took nothing and was not said"
+grep -q "rules.txt:6:" "$work/rules/out" && bad "rules: line 6 took area and was said"
 
 if [ -n "$examples" ]; then
     mkdir -p "$work/examples"

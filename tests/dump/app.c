@@ -2,14 +2,19 @@
  * app.c: the program tf-dump's tests record: values of every kind, an info
  * call, nesting, an exit without a result, three threads with names of their
  * own. Registers dprint (argv[1]) and logmon (argv[2]) on its group, so both
- * see the same run. Calls made: work 3, leaf 3 * (N + 1), show 3.
+ * see the same run; with argv[3] "record" the recorder too (TF_RECORD), and
+ * with "record-_exit" it then ends by _exit: the trace is never written, its
+ * ring file stays. Calls made: work 3, leaf 3 * (N + 1), show 3.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include <tf/monitors.h>
+#include <tf/record.h>
 #include <tf/registry.h>
 #include <tf/tf.h>
 
@@ -55,11 +60,11 @@ static void *thread_main(void *arg)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3)
-        return fprintf(stderr, "usage: app DPRINT_FILE LOG_FILE\n"), 2;
+    if (argc != 3 && argc != 4)
+        return fprintf(stderr, "usage: app DPRINT_FILE LOG_FILE [record|record-_exit]\n"), 2;
     FILE *out = fopen(argv[1], "w");
-    tf_factory *both[] = {tf_dprint(out), logmon(argv[2])};
-    if (!out || tf_register("dumpapp", tf_compose(both, 2)) != TF_OK)
+    tf_factory *all[] = {tf_dprint(out), logmon(argv[2]), tf_record()};
+    if (!out || tf_register("dumpapp", tf_compose(all, argc == 4 ? 3 : 2)) != TF_OK)
         return 1;
     pthread_t t[2];
     char *names[] = {"worker-a", "worker-b"};
@@ -70,5 +75,7 @@ int main(int argc, char **argv)
         pthread_join(t[i], NULL);
     tf_clear_all();
     fclose(out);
+    if (argc == 4 && strcmp(argv[3], "record-_exit") == 0)
+        _exit(s > 0 ? 0 : 1);
     return s > 0 ? 0 : 1;
 }

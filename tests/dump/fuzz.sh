@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# fuzz.sh FUZZER SRCDIR WORK: runs the reader's fuzz target for
-# TF_FUZZ_SECONDS (default 30) from a seed trace made by mkctf.py.
+# fuzz.sh FUZZER SRCDIR WORK [RECORDINGS]: runs the reader's fuzz target for
+# TF_FUZZ_SECONDS (default 20) in each mode of fuzz_reader.c: stream files
+# of a seed trace made by mkctf.py; and, from RECORDINGS (dump.outputs.gcc's
+# work directory: rec/, a recorder's trace, and killed/, a ring file left by
+# _exit), a TF metadata with a stream file, and a ring file.
 set -euo pipefail
-fuzzer=$1 src=$2 work=$3
-rm -rf "$work" && mkdir -p "$work/corpus" && cd "$work"
+fuzzer=$1 src=$2 work=$3 recs=${4:-}
+seconds=${TF_FUZZ_SECONDS:-20}
+rm -rf "$work" && mkdir -p "$work/corpus" "$work/trace-corpus" "$work/rings-corpus" && cd "$work"
 python3 - > seed.log <<'PY'
 import json
 for i in range(6):
@@ -20,4 +24,18 @@ cp trace/tf_7 corpus/seed
 export TF_FUZZ_METADATA=$work/trace/metadata ASAN_OPTIONS=detect_leaks=0
 # inputs that once crashed tf-dump (babeltrace2 2.0's ctf plugin aborts on them)
 "$fuzzer" "$src"/fuzz-regress/* 2>&1 | tail -1
-"$fuzzer" -max_total_time="${TF_FUZZ_SECONDS:-30}" -max_len=4096 -close_fd_mask=2 corpus 2>&1 | tail -5
+"$fuzzer" -max_total_time="$seconds" -max_len=4096 -close_fd_mask=2 corpus 2>&1 | tail -5
+if [ -z "$recs" ] || [ ! -d "$recs/rec" ]; then
+    echo "no recordings from dump.outputs.gcc: the trace and rings modes are not fuzzed"
+    exit 0
+fi
+# trace: the metadata's length, the metadata, the smallest stream file
+stream=$(ls -S "$recs"/rec/thread-* | tail -n 1)
+python3 - "$recs/rec/metadata" "$stream" > trace-corpus/seed <<'PY'
+import struct, sys
+meta, data = open(sys.argv[1], "rb").read(), open(sys.argv[2], "rb").read()
+sys.stdout.buffer.write(struct.pack("<I", len(meta)) + meta + data)
+PY
+cp "$recs"/killed/.rings-* rings-corpus/seed
+TF_FUZZ_MODE=trace "$fuzzer" -max_total_time="$seconds" -max_len=65536 -close_fd_mask=2 trace-corpus 2>&1 | tail -3
+TF_FUZZ_MODE=rings "$fuzzer" -max_total_time="$seconds" -max_len=262144 -close_fd_mask=2 rings-corpus 2>&1 | tail -3

@@ -28,4 +28,20 @@ python3 "$here/check.py" report report.json dprint.txt
 python3 "$here/check.py" csv report.csv dprint.txt
 grep -q "^  app.leaf " report.txt || { echo "text report without app.leaf"; exit 1; }
 python3 "$here/check.py" flame flame.svg dprint.txt
+
+# The same program recorded (a CTF trace, and a ring file left by _exit): read
+# by tf-dump's own reader, it says what dprint said, and every output equals
+# what babeltrace2 reading the same trace gives (the oracle).
+TF_RECORD=rec ./app rec.dprint rec.log record 2> rec.err
+TF_RECORD=killed TF_RECORD_SIZE=4K TF_RECORD_TOTAL=16K ./app killed.dprint killed.log record-_exit
+[ -n "$(ls -A killed | grep '^\.rings-')" ] || { echo "_exit left no ring file: $(ls -A killed)"; exit 1; }
+for t in rec killed; do
+    "$dump" --reader=tf $t > $t.txt
+    python3 "$here/check.py" text $t.txt $t.dprint
+done
+for fmt in text chrome report; do # (the report's clock line measures this machine's clock reads)
+    "$dump" --reader=tf --format=$fmt rec | grep -v '^clock: ' > rec.tf.$fmt
+    "$dump" --reader=babeltrace2 --format=$fmt rec | grep -v '^clock: ' > rec.bt.$fmt
+    cmp rec.tf.$fmt rec.bt.$fmt || { echo "--format=$fmt: tf-dump's reader and babeltrace2 differ"; exit 1; }
+done
 echo "all tf-dump outputs agree with dprint"

@@ -89,6 +89,7 @@ help)
     ;;
 twice)
     cp "$plugin" "$work/tf_copy.so"
+    cp "$(dirname "$plugin")/tf.gcc.so" "$work/" # what tf.so loads from its own directory
     $cc -O2 -fplugin="$plugin" -fplugin="$work/tf_copy.so" -I"$inc" control.c -o "$work/a" "${link[@]}" ||
         fail "tf.so then copy"
     control_trace "$work/a"

@@ -11,6 +11,7 @@
 #   pkg-config   gcc and clang with pkg-config --cflags --libs tf and the plugin variables
 #   meson        CC=tf-cc meson setup
 #   subproject   a parent project's add_subdirectory(TF sources): no tests, benchmarks, examples
+#   readme       the README's commands that once failed as written (scenario_readme)
 # Exit 77 (skipped) when a tool a scenario needs is missing.
 set -eu
 scenario=$1
@@ -192,6 +193,50 @@ SRC
     done
     ! grep -Eq '^\.\.\. (test_|tf_iostream|wc-timing|farcall)' targets || fail "subproject builds TF's tests, examples or benchmarks: $(grep -E 'test_|tf_iostream|farcall' targets)"
     [ "$(ctest --test-dir b -N | tail -n 1)" = "Total Tests: 0" ] || fail "subproject registers TF's tests"
+}
+
+# The README's commands as written (each once failed): tf_instrument after
+# the plain target_link_libraries signature and before the keyword one, with
+# OPTIONS manifest=FILE holding every source under -j2 and naming the rules
+# line that took nothing; tf-cc with plugin options before the source, for
+# GCC and for Clang.
+scenario_readme() {
+    write_app
+    echo 'monitor util utl.c *' >> rules.txt # a typo: takes nothing
+    for i in 1 2 3 4; do printf 'int more%d(int x) { return x + %d; }\n' $i $i > more$i.c; done
+    cat > CMakeLists.txt <<'SRC'
+cmake_minimum_required(VERSION 3.20)
+project(readme C)
+find_package(TF 0.1 REQUIRED)
+find_package(Threads REQUIRED)
+add_executable(plain app.c util.c more1.c more2.c more3.c more4.c)
+target_link_libraries(plain Threads::Threads m)
+tf_instrument(plain RULES rules.txt OPTIONS manifest=plain.json)
+add_executable(keyword app.c util.c)
+tf_instrument(keyword RULES rules.txt)
+target_link_libraries(keyword PRIVATE Threads::Threads)
+SRC
+    for cc in gcc clang; do
+        need $cc
+        rm -rf b
+        CC=$cc quiet cmake -S . -B b -DCMAKE_PREFIX_PATH="$P"
+        cmake --build b -j2 > build.log 2>&1 || { cat build.log; fail "$cc: build"; }
+        check_app b/plain
+        check_app b/keyword
+        python3 - b/plain.json <<'PY' || fail "$cc: the target's manifest"
+import json, sys
+m = json.load(open(sys.argv[1]))
+tus = sorted(t["tu"] for t in m["tus"])
+assert m["tool"] == "tf_instrument" and m["target"] == "plain", m
+assert tus == ["app", "more1", "more2", "more3", "more4", "util"], tus
+PY
+        grep -qxF "tf_instrument(plain): $work/rules.txt:4: this monitor line took no function of plain's sources (tf-scan names the nearest files and functions)" build.log ||
+            fail "$cc: the rules line that took nothing was not said: $(cat build.log)"
+    done
+    for cc in gcc clang; do
+        TF_CC=$cc tf-cc -fplugin-arg-tf-verbose=1 -c app.c -o app.o > log 2>&1 || { cat log; fail "tf-cc ($cc) with a plugin option first"; }
+        grep -q "tf: TF 0.1 (tf" log || fail "tf-cc ($cc): no verbose banner: $(cat log)"
+    done
 }
 
 "scenario_$(echo "$scenario" | tr - _)"

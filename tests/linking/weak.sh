@@ -19,7 +19,8 @@ link() { # link OUT OBJECTS-AND-FLAGS...
     local out=$1; shift
     "$cc" "$@" -o "$out" 2> "$out.log" || { cat "$out.log"; fail "linking $out: $*"; }
 }
-# check PROG traced|untraced: output 98; a trace exactly when libtf is linked.
+# check PROG traced|untraced: output 98; a trace exactly when libtf is linked;
+# without it, TF_MONITORS gets the notice of docs/code-shape.md section 6.
 check() {
     local prog=$1 want=$2
     rm -f trace
@@ -32,9 +33,13 @@ check() {
         grep -qx "weak.c built by TF $version" err || fail "$prog: descriptor version: $(cat err)"
     else
         [ ! -s trace ] || fail "$prog traced without libtf: $(cat trace)"
-        [ ! -s err ] || fail "$prog: stderr: $(cat err)"
+        # Said once for the program, however many of its objects are instrumented.
+        [ "$(cat err)" = "$nolibtf" ] || fail "$prog: stderr, not the notice once: $(cat err)"
+        LD_LIBRARY_PATH=. TF_CPP_MIN_LOG_LEVEL=2 "./$prog" > out 2> err
+        [ ! -s err ] || fail "$prog without TF_MONITORS: stderr: $(cat err)"
     fi
 }
+nolibtf="tf: TF_MONITORS, TF_TRIGGERS, TF_SELECT, TF_CONTROL or TF_HELP is set, but this program was linked without libtf (-ltf): nothing is traced"
 libtf=(-L"$libdir" -Wl,-rpath,"$libdir" -ltf)
 
 compile weak.o weak.c -fplugin-arg-tf-verbose=1

@@ -105,8 +105,8 @@ session_events() { # session_events NAME: the usual events and contexts
 traced() { as_user env TF_MONITORS=app=lttng "$app" "$@"; }
 traced_bg() { as_user_bg env TF_MONITORS=app=lttng "$app" "$@"; }
 
-dprint_of() { # dprint_of OUT MODE: the same program under dprint
-    TF_MONITORS=app=dprint TF_OUTPUT="$1" "$app" "$2" > /dev/null
+dprint_of() { # dprint_of OUT MODE: the same program under dprint, as root
+    TF_MONITORS=app=dprint TF_OUTPUT="$work/dprint" "$app" "$2" > /dev/null && mv "$work/dprint" "$1"
 }
 
 scenario_net() {

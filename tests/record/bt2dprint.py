@@ -154,6 +154,11 @@ def main():
             info = value(f[1][1]).split('.', 1)[1]
             args = ', '.join(f'{k}={v}' for k, v in rest[2:])
             print(f'({thread}): {func}::({info})({args})')
+        elif event == 'tf:signal':  # the signal that ended the process (tf-dump's line)
+            code, addr = rest[0][1], dict(f)['addr']
+            fault = func in ('SIGSEGV', 'SIGBUS', 'SIGFPE', 'SIGILL', 'SIGTRAP') and int(code) > 0
+            addr = addr if addr == '0x0' else '0xPTR'
+            print(f'({thread}): signal {func} (code {code}' + (f', address {addr})' if fault else ')'))
         elif event == 'tf:exception':
             kind, what = rest[0][1], rest[1][1].strip('"')
             print(f'({thread}): {func}:throw:' + (f'noreturn({what})' if kind == 'noreturn' else what))

@@ -1,5 +1,5 @@
 #!/bin/bash
-# run-record.sh: the recorder end to end (issue 12): rec.c built with a
+# run-record.sh: the recorder end to end (docs/design.md .rec): rec.c built with a
 # compiler plugin, recorded, and the trace read by the real babeltrace2.
 #
 #   run-record.sh CC PLUGIN INCLUDE LIBDIR WORK OPT MODE
@@ -70,7 +70,9 @@ run() { # run DIR ARGS...: record into DIR, and the same run under dprint into D
 
 case $mode in
 calls)
-    mkdir -m 700 t && echo junk > t/thread-9 # an earlier trace's file: not part of this one
+    # An earlier trace's stream file (as TF wrote it) is not part of this one.
+    mkdir -m 700 old && env TF_MONITORS=rec=record TF_RECORD=old ./rec calls > /dev/null 2>&1
+    mkdir -m 700 t && cp old/metadata t/ && cp old/thread-1 t/thread-9
     run t calls
     [ -e t/thread-9 ] && fail "an earlier trace's thread-9 was left in the directory"
     same_as_dprint t t.dprint
@@ -88,18 +90,31 @@ values0)
     ;;
 segv|bus|fpe|ill|abrt)
     declare -A sig=([segv]=11 [bus]=7 [fpe]=8 [ill]=4 [abrt]=6)
+    declare -A name=([segv]=SIGSEGV [bus]=SIGBUS [fpe]=SIGFPE [ill]=SIGILL [abrt]=SIGABRT)
+    # si_code and si_addr as the kernel gives them: a write to NULL is SEGV_MAPERR (1) at
+    # 0x0; a division by zero FPE_INTDIV (1) and ud2 ILL_ILLOPN (2) at the instruction;
+    # raise() and abort() send with tgkill: SI_TKILL (-6), no address.
+    declare -A marker=([segv]='(code 1, address 0x0)' [bus]='(code -6)' [fpe]='(code 1, address 0xPTR)'
+                       [ill]='(code 2, address 0xPTR)' [abrt]='(code -6)')
     run t "$mode"
     ./rec "$mode" > /dev/null 2>&1; plain=$?
     [ "$(cat t.rc)" = $((128 + ${sig[$mode]})) ] || fail "exit status $(cat t.rc), want $((128 + ${sig[$mode]}))"
     [ "$plain" = "$(cat t.rc)" ] || fail "exit status $(cat t.rc) differs from the untraced run's $plain"
-    grep -q "fatal signal: writing the flight recorder to t" t.err || fail "no post-mortem message: $(cat t.err)"
-    same_as_dprint t t.dprint
+    grep -Eq "^tf: record: fatal signal ${name[$mode]} \\(code -?[0-9]+(, address 0x[0-9a-f]+)?\\) in thread-1 'rec' \\(tid [0-9]+\\): writing the flight recorder to t$" t.err ||
+        fail "no post-mortem message naming the signal and the thread: $(cat t.err)"
+    # the signal is the thread's last event; the calls before it are dprint's
+    bt t | "$here/bt2dprint.py" > t.all || fail "cannot convert"
+    [ "$(tail -n 1 t.all)" = "(rec): signal ${name[$mode]} ${marker[$mode]}" ] ||
+        fail "last event '$(tail -n 1 t.all)', want the signal ${name[$mode]} ${marker[$mode]}"
+    head -n -1 t.all | by_thread > t.got
+    dprint_of t.dprint | by_thread > t.want
+    diff -u t.want t.got || fail "recording and dprint differ"
     last=$(tail -n 1 t.got)
     case $mode in
     abrt) want='(rec): rec.crash:throw:noreturn(abort)' ;;
     *) want='(rec): rec.crash->(how="'$mode'")' ;;
     esac
-    [ "$last" = "$want" ] || fail "last event '$last', want '$want'"
+    [ "$last" = "$want" ] || fail "last call '$last', want '$want'"
     ;;
 fork)
     env TF_MONITORS=rec=record TF_RECORD=t ./rec fork > t.out 2> t.err || fail "rec fork failed"
@@ -124,7 +139,7 @@ snapshot)
     [ "$(head -n 1 t.out)" = 0 ] || fail "tf_record_snapshot returned $(head -n 1 t.out)"
     ln -s s link && env TF_MONITORS=rec=record TF_RECORD=t2 ./rec snapshot link > link.out 2> link.err
     [ "$(head -n 1 link.out)" = -1 ] || fail "a snapshot through a symlink returned $(head -n 1 link.out), want TF_EPERM"
-    grep -q "the trace directory 'link' is not a directory (or is a symbolic link)" link.err || fail "no error naming the symlink: $(cat link.err)"
+    grep -q "cannot write the trace directory 'link': it is a symbolic link, which TF never follows" link.err || fail "no error naming the symlink: $(cat link.err)"
     ;;
 stream)
     env TF_MONITORS=rec=record TF_RECORD=t TF_RECORD_MODE=stream ./rec stream > /dev/null 2> t.err || fail "rec stream failed"

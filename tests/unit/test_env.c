@@ -117,9 +117,14 @@ static void malformed_items_are_named_and_the_rest_applies(void **state)
         {"io=+noop", "tf: TF_MONITORS: item 1 'io=+noop': empty factory name\n"},
         {"io=noop++tracer", "tf: TF_MONITORS: item 1 'io=noop++tracer': empty factory name\n"},
         {"io=dprnt", "tf: TF_MONITORS: item 1 'io=dprnt': unknown factory (known: "
-                     "dprint, noop, record, timing, tracer) 'dprnt'\n"},
-        {"io=noop=tracer", "tf: TF_MONITORS: item 1 'io=noop=tracer': unknown factory (known: "
-                           "dprint, noop, record, timing, tracer) 'noop=tracer'\n"},
+                     "dprint, noop, record, timing, tracer) 'dprnt'; did you mean 'dprint'?\n"},
+        /* A name no factory can have is said at once, and how items are separated. */
+        {"io=noop=tracer", "tf: TF_MONITORS: item 1 'io=noop=tracer': bad factory name "
+                           "'noop=tracer'; items are separated by ','\n"},
+        {"io=dprint;work=timing", "tf: TF_MONITORS: item 1 'io=dprint;work=timing': bad factory "
+                                  "name 'dprint;work=timing'; items are separated by ','\n"},
+        {"io=DPRINT", "tf: TF_MONITORS: item 1 'io=DPRINT': unknown factory (known: "
+                      "dprint, noop, record, timing, tracer) 'DPRINT'; did you mean 'dprint'?\n"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char value[128], want[512];
@@ -149,8 +154,8 @@ static void any_number_of_factories(void **state)
 static void bad_values_are_shown_escaped(void **state)
 {
     assert_int_equal(probe("io=\033[2J\n", NULL, NULL), 0);
-    assert_string_equal(err, "tf: TF_MONITORS: item 1 'io=\\x1b[2J': unknown factory (known: dprint, "
-                             "noop, record, timing, tracer) '\\x1b[2J'\n");
+    assert_string_equal(err, "tf: TF_MONITORS: item 1 'io=\\x1b[2J': bad factory name '\\x1b[2J'; "
+                             "a factory name is letters, digits, '_' and '-'\n");
     assert_int_equal(probe("io=noop", "TF_OUTPUT_BUFFER=\ttab'", NULL), 0);
     assert_string_equal(err, "tf: TF_OUTPUT_BUFFER: '\\ttab'' is neither 'line' nor 'full'; "
                              "using 'full'\n");
@@ -159,8 +164,8 @@ static void bad_values_are_shown_escaped(void **state)
     assert_int_equal(probe("\xc3\xa9t\xc3\xa9=noop,io=\xc2\x9b" "2J\xff\xe2\x82", NULL, NULL), 0);
     assert_string_equal(err, "tf: TF_MONITORS: item 1 '\xc3\xa9t\xc3\xa9=noop': bad group name "
                              "'\xc3\xa9t\xc3\xa9'\n"
-                             "tf: TF_MONITORS: item 2 'io=\\xc2\\x9b" "2J\\xff\\xe2\\x82': unknown factory "
-                             "(known: dprint, noop, record, timing, tracer) '\\xc2\\x9b" "2J\\xff\\xe2\\x82'\n");
+                             "tf: TF_MONITORS: item 2 'io=\\xc2\\x9b" "2J\\xff\\xe2\\x82': bad factory name "
+                             "'\\xc2\\x9b" "2J\\xff\\xe2\\x82'; a factory name is letters, digits, '_' and '-'\n");
     assert_int_equal(probe("io_read=timing", "TF_REPORT=/no/such/\xc2\x85", NULL), 0);
     assert_string_equal(err, "tf: TF_REPORT: cannot write '/no/such/\\xc2\\x85': "
                              "No such file or directory\n");
@@ -223,10 +228,13 @@ static void record_variables_are_checked(void **state)
     static const struct {
         const char *set, *said;
     } cases[] = {
-        {"TF_RECORD_SIZE=3K", "tf: TF_RECORD_SIZE: '3K' is not a size from 4K to 1024G "
-                              "(a number with an optional K, M or G); using '1M'\n"},
-        {"TF_RECORD_SIZE=1025G", "tf: TF_RECORD_SIZE: '1025G' is not a size from 4K to 1024G "
-                                 "(a number with an optional K, M or G); using '1M'\n"},
+        {"TF_RECORD_SIZE=3K", "tf: TF_RECORD_SIZE: '3K' is 3072 bytes, under the smallest size, "
+                              "4K; using '1M'\n"},
+        {"TF_RECORD_SIZE=1k", "tf: TF_RECORD_SIZE: '1k' is 1024 bytes, under the smallest size, "
+                              "4K; using '1M'\n"},
+        {"TF_RECORD_SIZE=1025G", "tf: TF_RECORD_SIZE: '1025G' is over the largest size, 1024G; "
+                                 "using '1M'\n"},
+        {"TF_RECORD_SIZE=4k", ""},
         {"TF_RECORD_SIZE=-4M", "tf: TF_RECORD_SIZE: '-4M' is not a size from 4K to 1024G "
                                "(a number with an optional K, M or G); using '1M'\n"},
         {"TF_RECORD_SIZE=64KB", "tf: TF_RECORD_SIZE: '64KB' is not a size from 4K to 1024G "
@@ -235,8 +243,8 @@ static void record_variables_are_checked(void **state)
          "not a size from 4K to 1024G (a number with an optional K, M or G); using '1M'\n"},
         {"TF_RECORD_SIZE=4096", ""},
         {"TF_RECORD_SIZE=1024g", ""},
-        {"TF_RECORD_MODE=rings", "tf: TF_RECORD_MODE: 'rings' is neither 'ring' nor 'stream'; "
-                                 "using 'ring'\n"},
+        {"TF_RECORD_MODE=rings", "tf: TF_RECORD_MODE: 'rings' is neither 'ring' nor 'stream' "
+                                 "(did you mean 'ring'?); using 'ring'\n"},
         {"TF_RECORD_VALUES=yes", "tf: TF_RECORD_VALUES: 'yes' is neither '0' nor '1'; using '1'\n"},
         {"TF_RECORD_WAIT=0", ""},
         {"TF_RECORD_WAIT=600000", ""},
@@ -273,6 +281,10 @@ static void undeclared_group_is_reported_at_exit(void **state)
 {
     assert_int_equal(probe("oi=dprint", NULL, NULL), 0);
     assert_string_equal(err, "tf: TF_MONITORS: no loaded code declares group 'oi': "
+                             "nothing was traced for it; did you mean 'io'?\n");
+    /* Nothing near: no suggestion. */
+    assert_int_equal(probe("nosuchgroup=dprint", NULL, NULL), 0);
+    assert_string_equal(err, "tf: TF_MONITORS: no loaded code declares group 'nosuchgroup': "
                              "nothing was traced for it\n");
 }
 
@@ -382,7 +394,25 @@ static void output_never_goes_into_a_file_of_others(void **state)
     }
     unlink("planted.txt");
 
+    /* Issue 24 item 2: a file of the user's own that TF did not write is
+     * kept too, unless TF_OVERWRITE=1 says to replace it. */
     write_file("mine.txt", "old content, readable by all\n", 0644);
+    refused("mine.txt", "it exists and is no dprint output TF wrote, which is all TF replaces "
+                        "(remove it first, or set TF_OVERWRITE=1)");
+    slurp("mine.txt", text, sizeof text);
+    assert_string_equal(text, "old content, readable by all\n");
+    assert_int_equal(stat("mine.txt", &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0644);
+    assert_int_equal(probe("io_read=dprint", "TF_OUTPUT=mine.txt", "TF_OVERWRITE=1"), 0);
+    assert_string_equal(err, "");
+    slurp("mine.txt", text, sizeof text);
+    assert_string_equal(text, "(env_probe): iostream.read_int->(x=2)\n(env_probe): iostream.read_int<-(4)\n");
+    assert_int_equal(stat("mine.txt", &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0600);
+
+    /* dprint output of an earlier run, made readable by all since: replaced,
+     * and private again. */
+    write_file("mine.txt", "(old): iostream.read_int->(x=1)\n", 0644);
     assert_int_equal(probe("io_read=dprint", "TF_OUTPUT=mine.txt", NULL), 0);
     assert_string_equal(err, "");
     slurp("mine.txt", text, sizeof text);
@@ -494,7 +524,7 @@ static void libtf_loaded_by_dlopen_stays(void **state)
     assert_int_equal(sscanf(out, "fds %d %d", &before, &after), 2);
     assert_int_equal(after, before + 1); /* TF_OUTPUT, once */
     assert_string_equal(err, "tf: TF_MONITORS: no loaded code declares group 'oi': "
-                             "nothing was traced for it\n");
+                             "nothing was traced for it; did you mean 'io'?\n");
     FILE *f = fopen("trace.txt", "r");
     assert_non_null(f);
     char line[128], want[128];

@@ -198,15 +198,17 @@ TF_MONITOR(app) void grow(size_t bytes)
 
 /* damage: the program's destructors run before libtf's exit handler (which
  * writes the trace); this one writes the trace itself, cuts its thread file
- * short and leaves by _exit, so the trace stays damaged. */
+ * and its ring file (which outlives an _exit, and tf-dump would read) short
+ * and leaves by _exit, so the trace stays damaged. */
 static int damage;
 __attribute__((destructor)) static void cut_trace(void)
 {
-    char path[64];
+    char path[64], rings[64];
     snprintf(path, sizeof path, "tf-record-%d/thread-1", (int)getpid());
+    snprintf(rings, sizeof rings, "tf-record-%d/.rings-%d-0", (int)getpid(), (int)getpid());
     if (!damage)
         return;
-    if (tf_record_snapshot(NULL) != TF_OK || truncate(path, 100) != 0)
+    if (tf_record_snapshot(NULL) != TF_OK || truncate(path, 100) != 0 || truncate(rings, 100) != 0)
         perror(path);
     _exit(4);
 }

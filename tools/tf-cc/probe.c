@@ -56,21 +56,38 @@ static void copy_version(const char *from, tf_cc_compiler *out)
     out->version[n] = 0;
 }
 
+/* The first line, for messages about what TF_CC turned out to be. */
+static void keep_first_line(const char *text, tf_cc_compiler *out)
+{
+    size_t n = strcspn(text, "\n");
+    if (n >= sizeof out->said)
+        n = sizeof out->said - 1;
+    for (size_t i = 0; i < n; i++)
+        out->said[i] = (unsigned char)text[i] < 0x20 || text[i] == 0x7f ? '?' : text[i];
+    out->said[n] = 0;
+}
+
 int tf_cc_probe(char *const *cmd, tf_cc_compiler *out)
 {
     char text[4096];
     out->kind = TF_CC_UNKNOWN;
     out->version[0] = 0;
+    out->said[0] = 0;
     if (run_version(cmd, text, sizeof text) != 0)
         return -1;
+    keep_first_line(text, out);
     const char *clang = strstr(text, "clang version ");
     if (clang) {
         out->kind = TF_CC_CLANG;
         copy_version(clang + strlen("clang version "), out);
         return 0;
     }
+    /* GCC's second paragraph; other GNU programs (coreutils' true) have the
+     * Foundation's copyright and a version too, but say "you are free to
+     * change and redistribute it". */
     char *eol = strchr(text, '\n');
-    if (!eol || !strstr(text, "Free Software Foundation"))
+    if (!eol || !strstr(text, "Free Software Foundation") ||
+        !strstr(text, "see the source for copying conditions"))
         return 0;
     *eol = 0;
     const char *last = strrchr(text, ' ');

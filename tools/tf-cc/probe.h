@@ -10,7 +10,8 @@ enum tf_cc_kind { TF_CC_UNKNOWN, TF_CC_GCC, TF_CC_CLANG };
 
 typedef struct tf_cc_compiler {
     enum tf_cc_kind kind;
-    char version[64]; /* "12.2.0", "14.0.6" */
+    char version[64];  /* "12.2.0", "14.0.6" */
+    char said[128];    /* the first line of its --version, control bytes as '?' */
 } tf_cc_compiler;
 
 /* Runs cmd --version (cmd: a NULL-terminated argv). 0, or -1 with errno when

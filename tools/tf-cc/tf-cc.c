@@ -5,10 +5,11 @@
  *   CC=tf-cc CXX=tf-c++ ./configure && make
  *
  * They run TF_CC (tf-cc, default cc) or TF_CXX (tf-c++, default c++) with the
- * user's arguments unchanged and, after them, only what each step needs
- * (classify.h): the plugin for that compiler (probe.h) and its options
- * (TF_RULES, TF_PLUGIN_ARGS) on compile steps, -I<prefix>/include on steps
- * that preprocess, libtf on link steps. Everything is found relative to the
+ * user's arguments unchanged, adding only what each step needs (classify.h):
+ * on compile steps the plugin for that compiler (probe.h) before the user's
+ * arguments (GCC wants -fplugin before any -fplugin-arg-tf-*) and its
+ * options (TF_RULES, TF_PLUGIN_ARGS) after them; -I<prefix>/include on steps
+ * that preprocess, libtf on link steps, after them. Everything is found relative to the
  * wrapper's own place in the installed tree (P/bin/tf-cc: P/lib/tf/tf.so).
  */
 #include <errno.h>
@@ -22,6 +23,7 @@
 #include <unistd.h>
 
 #include "classify.h"
+#include "nearest.h"
 #include "probe.h"
 
 #ifdef TF_CC_CXX
@@ -33,6 +35,8 @@
 #define COMPILER_VAR "TF_CC"
 #define DEFAULT_COMPILER "cc"
 #endif
+extern char **environ;
+
 #define LOOP_GUARD "TF_CC_WRAPPER" /* set for the compiler: TF_CC=tf-cc loops */
 
 typedef struct argv_buf {
@@ -58,6 +62,15 @@ static void push(argv_buf *b, const char *arg)
         die("out of memory");
     b->v[b->n++] = strdup(arg);
     b->v[b->n] = NULL;
+}
+
+/* arg at position at, the later ones moved up. */
+static void insert(argv_buf *b, int at, const char *arg)
+{
+    push(b, arg);
+    char *moved = b->v[b->n - 1];
+    memmove(b->v + at + 1, b->v + at, (size_t)(b->n - 1 - at) * sizeof *b->v);
+    b->v[at] = moved;
 }
 
 static void pushf(argv_buf *b, const char *fmt, ...)
@@ -130,9 +143,9 @@ static void push_plugin_args(argv_buf *opts, const char *text)
     push_words(&items, text);
     for (int i = 0; i < items.n; i++) {
         const char *item = items.v[i];
-        size_t key = strspn(item, "abcdefghijklmnopqrstuvwxyz_");
+        size_t key = strspn(item, "abcdefghijklmnopqrstuvwxyz_-"); /* min-size */
         if (key == 0 || (item[key] && item[key] != '='))
-            die("TF_PLUGIN_ARGS: item %d '%s' is not KEY or KEY=VALUE (KEY: a-z and _)", i + 1, item);
+            die("TF_PLUGIN_ARGS: item %d '%s' is not KEY or KEY=VALUE (KEY: a-z, _ and -)", i + 1, item);
         push(opts, item);
     }
 }
@@ -164,14 +177,19 @@ static void add_plugin(argv_buf *cmd, int compiler_words, const char *prefix)
     if (tf_cc_probe(probe, &cc) != 0)
         die("cannot run '%s' (" COMPILER_VAR "): %s", probe[0], strerror(errno));
     if (cc.kind == TF_CC_UNKNOWN)
-        die("cannot tell whether '%s' (" COMPILER_VAR ") is GCC or Clang from its --version", probe[0]);
+        die("'%s' (" COMPILER_VAR ") is neither GCC nor Clang: its --version says '%s'", probe[0],
+            cc.said);
     int gcc = cc.kind == TF_CC_GCC;
     check_plugin_version(&cc, gcc ? TF_GCC_VERSION : TF_CLANG_VERSION);
-    char plugin[PATH_MAX];
+    char plugin[PATH_MAX], arg[PATH_MAX + 16];
     snprintf(plugin, sizeof plugin, "%s/" TF_LIBDIR "/tf/%s", prefix, gcc ? "tf.so" : "tf-clang.so");
     if (access(plugin, R_OK) != 0)
         die("no TF plugin at %s: %s", plugin, strerror(errno));
-    pushf(cmd, "-fplugin=%s", plugin);
+    /* Before the user's arguments: GCC refuses a -fplugin-arg-tf-* (the
+     * README's own tf-cc -fplugin-arg-tf-verbose=1) that comes before the
+     * plugin it is for. */
+    snprintf(arg, sizeof arg, "-fplugin=%s", plugin);
+    insert(cmd, compiler_words, arg);
     argv_buf opts = plugin_options();
     for (int i = 0; i < opts.n; i++) {
         if (gcc) { /* Clang's driver would call -fplugin-arg-* unused on a link step */
@@ -208,6 +226,20 @@ static void add_libtf(argv_buf *cmd, const char *prefix, int is_static)
  * parse it (meson, CMake, libtool: the first line, the first version
  * number), as from `ccache gcc --version`; TF's line after it, so that a
  * compiler check hashing the output (ccache's compiler_check) sees TF too. */
+/* --version: a compiler TF cannot add its plugin to is said on stderr (the
+ * version output itself stays the compiler's own). */
+static void check_compiler(char **cmd, int compiler_words)
+{
+    tf_cc_compiler cc;
+    char *probe[compiler_words + 1];
+    memcpy(probe, cmd, (size_t)compiler_words * sizeof *probe);
+    probe[compiler_words] = NULL;
+    if (tf_cc_probe(probe, &cc) != 0 || cc.kind != TF_CC_UNKNOWN)
+        return; /* cannot run: print_version says so */
+    fprintf(stderr, TOOL ": '%s' (" COMPILER_VAR ") is neither GCC nor Clang: its --version says "
+                    "'%s'; " TOOL " can only add TF to those\n", probe[0], cc.said);
+}
+
 static int print_version(char **cmd)
 {
     fflush(stdout);
@@ -225,12 +257,39 @@ static int print_version(char **cmd)
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+/* A TF_ variable near one of the wrapper's own (TF_RULE for TF_RULES) is
+ * said; one near none of them may be libtf's or another program's. */
+static void misspelt_variables(void)
+{
+    static const char *const ours[] = {COMPILER_VAR, "TF_RULES", "TF_PLUGIN_ARGS", "TF_CC", "TF_CXX",
+                                       LOOP_GUARD};
+    for (char **e = environ; *e; e++) {
+        size_t n = strcspn(*e, "=");
+        if (strncmp(*e, "TF_", 3) != 0 || n > 64)
+            continue;
+        char name[65], hint[256];
+        snprintf(name, sizeof name, "%.*s", (int)n, *e);
+        int known = 0;
+        tf_nearest near;
+        tf_nearest_begin(&near, name);
+        for (size_t i = 0; i < sizeof ours / sizeof ours[0]; i++) {
+            known |= strcmp(ours[i], name) == 0;
+            tf_nearest_offer(&near, ours[i]);
+        }
+        if (!known && tf_nearest_say(&near, hint, sizeof hint))
+            fprintf(stderr, TOOL ": %s is set, but " TOOL " reads no such variable (ignored); %s\n", name,
+                    hint);
+        tf_nearest_end(&near);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 2 && strcmp(argv[1], "--help") == 0)
         print_help();
     if (getenv(LOOP_GUARD))
         die(COMPILER_VAR " runs %s again; set it to the real compiler", getenv(LOOP_GUARD));
+    misspelt_variables();
     const char *compiler = getenv(COMPILER_VAR);
     argv_buf cmd = {0};
     push_words(&cmd, compiler && compiler[0] ? compiler : DEFAULT_COMPILER);
@@ -240,8 +299,10 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++)
         push(&cmd, argv[i]);
     setenv(LOOP_GUARD, TOOL, 1);
-    if (argc == 2 && strcmp(argv[1], "--version") == 0)
+    if (argc == 2 && strcmp(argv[1], "--version") == 0) {
+        check_compiler(cmd.v, compiler_words);
         return print_version(cmd.v);
+    }
     tf_cc_steps steps = tf_cc_classify(argc, argv);
     char prefix[PATH_MAX] = "";
     if (steps.preprocesses || steps.compiles || steps.links)

@@ -267,6 +267,8 @@ static void member(td_fields *f, const bt_field *fld, const char *name)
         e->func = t ? t : "?";
     } else if (e->kind == TD_INFO && strcmp(name, "info") == 0) {
         e->info = text_of(fld);
+    } else if (e->kind == TD_INFO && strcmp(name, "tp") == 0) {
+        e->info_tp = text_of(fld);
     } else if (e->kind == TD_EXCEPTION && strcmp(name, "kind") == 0) {
         e->exc_kind = text_of(fld);
     } else if (e->kind == TD_EXCEPTION && strcmp(name, "type") == 0) {

@@ -58,7 +58,7 @@ static void end(struct chrome *c, td_thread *t, int64_t ns, const td_event *e)
         fputs("}", c->out);
     } else if (e && e->result_text && *e->result_text) {
         fputs(",\"args\":{\"result\":", c->out);
-        td_json_string(c->out, e->result_text);
+        td_json_text_value(c->out, e->result_text);
         fputs("}", c->out);
     }
     fputs("}", c->out);
@@ -136,6 +136,12 @@ static int c_event(void *self, const td_event *e)
         head(c, "i", e->info ? e->info : "?", t, e->ns);
         fputs(",\"s\":\"t\"", c->out);
         args(c, e);
+    } else if (e->kind == TD_SIGNAL) { /* the end of the process: a global instant */
+        head(c, "i", e->sig_name, t, e->ns);
+        fprintf(c->out, ",\"s\":\"g\",\"args\":{\"code\":%lld", (long long)e->sig_code);
+        if (e->sig_has_addr)
+            fprintf(c->out, ",\"address\":\"0x%llx\"", (unsigned long long)e->sig_addr);
+        fputs("}}", c->out);
     } else {
         char name[512];
         snprintf(name, sizeof name, "%s:throw:%s", e->func, e->exc_type ? e->exc_type : "unknown");

@@ -1,7 +1,8 @@
 /*
  * out_flame.c: a self-contained SVG flame graph (the layout Brendan Gregg
  * introduced): one box per call stack, the root at the bottom, each box as
- * wide as the inclusive time spent in that stack, summed over all threads;
+ * wide as the inclusive time spent in that stack, summed over all threads
+ * (or those --thread chose: the title says which);
  * siblings in name order, so equal stacks always line up. Hovering a box
  * shows its function, time and share (<title>); no scripts, no styles from
  * elsewhere.
@@ -27,6 +28,7 @@ typedef struct node {
 struct flame {
     td_output base;
     FILE *out;
+    char *which;           /* the threads, as the title names them */
     td_threads threads;
     node root;
 };
@@ -192,22 +194,32 @@ static int f_finish(void *self)
             "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"monospace\" "
             "font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"#f8f8f0\"/>\n"
             "<text x=\"%d\" y=\"24\" text-anchor=\"middle\" font-size=\"17\">Flame graph: inclusive "
-            "time by call stack, all threads (hover for totals)</text>\n",
+            "time by call stack, ",
             (int)WIDTH + 20, height, (int)WIDTH + 20, height, (int)WIDTH / 2 + 10);
+    td_xml_text(out, fl->which);
+    fputs(" (hover for totals)</text>\n", out);
     double all = (double)fl->root.total;
     draw(out, &fl->root, 10, 0, height - 10, all > 0 ? WIDTH / all : 0, all);
     fputs("</svg>\n", out);
     td_threads_note(&fl->threads, "flamegraph");
     td_threads_free(&fl->threads);
     free_tree(&fl->root);
+    free(fl->which);
     return fflush(out) != 0 || ferror(out);
 }
 
 td_output *td_flame_new(FILE *out)
 {
+    return td_flame_for(out, "all threads");
+}
+
+td_output *td_flame_for(FILE *out, const char *threads)
+{
     struct flame *fl = calloc(1, sizeof *fl);
-    if (!fl)
+    if (!fl || !(fl->which = strdup(threads))) {
+        free(fl);
         return NULL;
+    }
     fl->base = (td_output){fl, f_event, f_finish, NULL}; /* counters are no calls */
     fl->out = out;
     fl->root.name = "all";

@@ -4,7 +4,8 @@
  * implementation: each recorded TU becomes a tf_tu (group: the TU's name,
  * since a recording names functions, not their groups), and each recorded
  * thread's events are replayed on a thread of our own into the monitor's
- * hooks, with a clock that returns the recorded times. The report's format
+ * hooks (info pairs too: their timing points), with a clock that returns
+ * the recorded times. The report's format
  * follows the output file's name as TF_REPORT's does (.json, .csv, text).
  */
 #include <pthread.h>
@@ -16,9 +17,10 @@
 #include "dump.h"
 #include "report_tus.h"
 
-typedef struct rec {      /* one recorded enter, exit or unwind */
+typedef struct rec {      /* one recorded enter, exit, unwind or info pair's half */
     int64_t ns;
     uint32_t func;
+    uint32_t caller;      /* R_INFO_*: the monitored function it was called in */
     uint8_t kind;
 } rec;
 
@@ -40,7 +42,7 @@ struct report {
     int oom;
 };
 
-enum { R_ENTER, R_EXIT, R_UNWIND };
+enum { R_ENTER, R_EXIT, R_UNWIND, R_INFO_ENTER, R_INFO_EXIT };
 
 static uint32_t name_hash(const char *s)
 {
@@ -83,6 +85,7 @@ static uint32_t func_index(struct report *r, const char *full)
         return *slot - 1;
     if (!td_grow(&r->funcs, &r->fcap, r->nfuncs, sizeof *r->funcs, 64))
         return UINT32_MAX;
+    r->funcs[r->nfuncs].flags = 0;
     if (!(r->funcs[r->nfuncs].full = strdup(full)))
         return UINT32_MAX;
     *slot = ++r->nfuncs;
@@ -101,23 +104,36 @@ static rthread *thread_of(struct report *r, const td_event *e)
     return t;
 }
 
+/* An info pair's half: its timing point is the info function's name. */
+static int info_kind(const td_event *e)
+{
+    if (!e->info || !e->info_tp)
+        return -1;
+    return strcmp(e->info_tp, "enter") == 0 ? R_INFO_ENTER : strcmp(e->info_tp, "exit") == 0 ? R_INFO_EXIT : -1;
+}
+
 static int r_event(void *self, const td_event *e)
 {
     struct report *r = self;
-    int kind = e->kind == TD_ENTER ? R_ENTER : e->kind == TD_EXIT ? R_EXIT : R_UNWIND;
-    if (e->kind == TD_INFO || (e->kind == TD_EXCEPTION && (!e->exc_kind || strcmp(e->exc_kind, "unwind"))))
-        return 0; /* only unwinds change the timing of a call */
+    int kind = e->kind == TD_ENTER ? R_ENTER : e->kind == TD_EXIT ? R_EXIT
+             : e->kind == TD_INFO  ? info_kind(e) : R_UNWIND;
+    if (kind < 0 || e->kind == TD_SIGNAL ||
+        (e->kind == TD_EXCEPTION && (!e->exc_kind || strcmp(e->exc_kind, "unwind"))))
+        return 0; /* only unwinds (and info pairs) change the timing of a call */
     rthread *t = thread_of(r, e);
-    uint32_t f = func_index(r, e->func);
+    uint32_t f = func_index(r, kind >= R_INFO_ENTER ? e->info : e->func);
+    uint32_t caller = kind >= R_INFO_ENTER ? func_index(r, e->func) : f;
+    if (kind >= R_INFO_ENTER && f != UINT32_MAX)
+        r->funcs[f].flags |= kind == R_INFO_ENTER ? TF_NAME_TP_ENTER : TF_NAME_TP_EXIT;
     if (t && f != UINT32_MAX && t->n == t->cap) {
         size_t cap = t->cap ? 2 * t->cap : 1024;
         rec *ev = realloc(t->ev, cap * sizeof *ev);
         t->ev = ev ? ev : t->ev;
         t->cap = ev ? cap : t->cap;
     }
-    if (!t || f == UINT32_MAX || t->n == t->cap)
+    if (!t || f == UINT32_MAX || caller == UINT32_MAX || t->n == t->cap)
         return fputs("tf-dump: out of memory\n", stderr), r->oom = 1;
-    t->ev[t->n++] = (rec){e->ns, f, (uint8_t)kind};
+    t->ev[t->n++] = (rec){e->ns, f, caller, (uint8_t)kind};
     return 0;
 }
 
@@ -147,6 +163,9 @@ static void *replay_thread(void *arg)
             m->ops->enter(m, (int)f->id, NULL);
         else if (ev->kind == R_EXIT)
             m->ops->exit(m, (int)f->id, NULL);
+        else if (ev->kind >= R_INFO_ENTER)
+            m->ops->info(m, NULL, (int)p->r->funcs[ev->caller].id, (int)f->id,
+                         ev->kind == R_INFO_ENTER ? TF_TP_ENTER : TF_TP_EXIT);
         else
             m->ops->exception(m, (int)f->id, &(tf_exception){TF_EXC_UNWIND, 0, NULL, NULL});
     }
@@ -176,6 +195,7 @@ static int r_finish(void *self)
         rc = fputs("tf-dump: out of memory\n", stderr) | 1;
     else if (!rc) {
         tf_timing_set_clock(tm, recorded_clock, NULL, 1e9);
+        tf_timing_name_clock(tm, "the recorded timestamps");
         tf_monitor **monitors = td_tus_monitors(&tus, tf_timing(tm));
         rc = monitors ? replay_all(r, tm, monitors) : 1;
         td_tus_free(&tus, monitors);

@@ -78,8 +78,20 @@ static int t_event(void *self, const td_event *e)
             fprintf(out, "(%s)", e->result_text);
         }
         break;
-    case TD_EXCEPTION:
-        fprintf(out, ":throw:%s", e->exc_type ? e->exc_type : "unknown");
+    case TD_EXCEPTION: /* dprint's noreturn(callee) */
+        if (e->exc_kind && strcmp(e->exc_kind, "noreturn") == 0)
+            fprintf(out, ":throw:noreturn(%s)", e->exc_type ? e->exc_type : "?");
+        else
+            fprintf(out, ":throw:%s", e->exc_type ? e->exc_type : "unknown");
+        break;
+    case TD_SIGNAL: /* "signal SIGSEGV (code 1, address 0x0)": func is "" */
+        fprintf(out, "signal %s (code %lld", e->sig_name, (long long)e->sig_code);
+        if (e->sig_has_addr)
+            fprintf(out, ", address 0x%llx", (unsigned long long)e->sig_addr);
+        fputs(")", out);
+        break;
+    case TD_COUNTERS: /* they come to t_counters, never here */
+    case TD_BUDGET:
         break;
     }
     return putc('\n', out) == EOF;

@@ -1,6 +1,10 @@
 /*
- * read.c: a babeltrace2 graph, source.ctf.fs -> filter.utils.muxer -> our
- * sink, that turns each tf:* event into a td_event (dump.h).
+ * read.c: finds the traces under a path and reads each: TF's own recordings
+ * and ring files with tf-dump's own reader (native.c, rings.c), everything
+ * else (LTTng sessions, a metadata that reader does not know) through a
+ * babeltrace2 graph, source.ctf.fs -> filter.utils.muxer -> our sink, that
+ * turns each tf:* event into a td_event (dump.h). --reader=babeltrace2
+ * reads TF's CTF traces with babeltrace2 too: the tests' oracle.
  *
  * Field names are those of docs/trace-format.md: `func` (an enumeration of
  * "<tu>.<name>" or a string), one typed field per argument named after the
@@ -21,6 +25,8 @@
 
 #include "dump.h"
 #include "fields.h"
+#include "native.h"
+#include "rings.h"
 #include "salvage.h"
 
 struct reader {
@@ -127,8 +133,20 @@ static bt_graph_simple_sink_component_consume_func_status consume(bt_message_ite
     return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
 }
 
-/* ---- finding the traces: every directory under path with a metadata file -- */
+/* ---- finding the traces: every directory under path with a metadata file,
+ * every ring file (a recording whose process did not write its trace) ---- */
 static bt_value *found_inputs;
+static char **found_rings;
+static uint32_t nrings, cap_rings;
+
+static void add_ring(const char *p)
+{
+    char *copy = strdup(p);
+    if (copy && td_grow(&found_rings, &cap_rings, nrings, sizeof *found_rings, 4))
+        found_rings[nrings++] = copy;
+    else
+        free(copy);
+}
 
 static int visit(const char *p, const struct stat *st, int type, struct FTW *ftw)
 {
@@ -138,6 +156,8 @@ static int visit(const char *p, const struct stat *st, int type, struct FTW *ftw
         if (dir)
             bt_value_array_append_string_element(found_inputs, dir);
         free(dir);
+    } else if (type == FTW_F && td_rings_name(p + ftw->base)) {
+        add_ring(p);
     }
     return 0;
 }
@@ -152,8 +172,10 @@ static bt_value *find_traces(const char *path)
     found_inputs = bt_value_array_create();
     if (found_inputs && S_ISDIR(st.st_mode))
         nftw(path, visit, 16, FTW_PHYS);
-    if (found_inputs && bt_value_array_get_length(found_inputs) == 0) {
-        fprintf(stderr, "tf-dump: %s: not a CTF trace (no metadata file in it)\n", path);
+    else if (found_inputs && S_ISREG(st.st_mode))
+        add_ring(path); /* a ring file named by itself */
+    if (found_inputs && bt_value_array_get_length(found_inputs) == 0 && nrings == 0) {
+        fprintf(stderr, "tf-dump: %s: not a recording (no metadata file and no ring file in it)\n", path);
         bt_value_put_ref(found_inputs);
         found_inputs = NULL;
     }
@@ -177,37 +199,64 @@ static const void *component_class(const char *plugin_name, const char *name, in
     return cls;
 }
 
-static int connect_all(bt_graph *g, const bt_component_source *src,
+static int connect_all(bt_graph *g, const bt_component_source *const *srcs, uint64_t nsrc,
                        const bt_component_filter *mux, const bt_component_sink *sink)
 {
-    uint64_t n = bt_component_source_get_output_port_count(src);
-    for (uint64_t i = 0; i < n; i++) {
-        const bt_port_input *in = bt_component_filter_borrow_input_port_by_index_const(mux, i);
-        if (bt_graph_connect_ports(g, bt_component_source_borrow_output_port_by_index_const(src, i),
-                                   in, NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK)
-            return -1;
+    uint64_t in = 0; /* the muxer makes a new input port for each one connected */
+    for (uint64_t s = 0; s < nsrc; s++) {
+        uint64_t n = bt_component_source_get_output_port_count(srcs[s]);
+        for (uint64_t i = 0; i < n; i++)
+            if (bt_graph_connect_ports(g, bt_component_source_borrow_output_port_by_index_const(srcs[s], i),
+                                       bt_component_filter_borrow_input_port_by_index_const(mux, in++),
+                                       NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK)
+                return -1;
     }
     return bt_graph_connect_ports(g, bt_component_filter_borrow_output_port_by_name_const(mux, "out"),
                                   bt_component_sink_borrow_input_port_by_name_const(sink, "in"),
                                   NULL) == BT_GRAPH_CONNECT_PORTS_STATUS_OK ? 0 : -1;
 }
 
+/* One ctf.fs source per trace directory, as the babeltrace2 CLI makes them:
+ * one source given several traces refuses those without a UUID (a recording
+ * and its forked children's), while the muxer merges their events by time.
+ * 0, or -2 if a source refused its trace (docs/design.md .ask.multi). */
+static int add_sources(bt_graph *g, const bt_component_class_source *fs, const bt_value *inputs,
+                       const bt_component_source **srcs)
+{
+    uint64_t n = bt_value_array_get_length(inputs);
+    for (uint64_t i = 0; i < n; i++) {
+        bt_value *params = bt_value_map_create(), *one = bt_value_array_create();
+        char name[32];
+        snprintf(name, sizeof name, "src%llu", (unsigned long long)i); /* failed_file reads "src" */
+        int ok = params && one &&
+                 bt_value_array_append_string_element(one, bt_value_string_get(
+                     bt_value_array_borrow_element_by_index_const(inputs, i))) == 0 &&
+                 bt_value_map_insert_entry(params, "inputs", one) == 0 &&
+                 bt_graph_add_source_component(g, fs, name, params, BT_LOGGING_LEVEL_NONE, &srcs[i]) == 0;
+        bt_value_put_ref(one);
+        bt_value_put_ref(params);
+        if (!ok)
+            return -2;
+    }
+    return 0;
+}
+
 static int build(bt_graph *g, bt_value *inputs, struct reader *r)
 {
     const bt_component_class_source *fs = component_class("ctf", "fs", 1);
     const bt_component_class_filter *mx = component_class("utils", "muxer", 0);
-    bt_value *params = bt_value_map_create();
-    const bt_component_source *src = NULL;
+    uint64_t n = bt_value_array_get_length(inputs);
+    const bt_component_source **srcs = calloc(n ? n : 1, sizeof *srcs);
     const bt_component_filter *mux = NULL;
     const bt_component_sink *sink = NULL;
     int rc = -1;
-    if (fs && mx && params && bt_value_map_insert_entry(params, "inputs", inputs) == 0 &&
-        bt_graph_add_source_component(g, fs, "src", params, BT_LOGGING_LEVEL_NONE, &src) != 0)
+    if (fs && mx && srcs && add_sources(g, fs, inputs, srcs) != 0)
         rc = -2;
-    else if (src && bt_graph_add_filter_component(g, mx, "mux", NULL, BT_LOGGING_LEVEL_NONE, &mux) == 0 &&
-        bt_graph_add_simple_sink_component(g, "sink", NULL, consume, NULL, r, &sink) == 0)
-        rc = connect_all(g, src, mux, sink);
-    bt_value_put_ref(params);
+    else if (fs && mx && srcs &&
+             bt_graph_add_filter_component(g, mx, "mux", NULL, BT_LOGGING_LEVEL_NONE, &mux) == 0 &&
+             bt_graph_add_simple_sink_component(g, "sink", NULL, consume, NULL, r, &sink) == 0)
+        rc = connect_all(g, srcs, n, mux, sink);
+    free(srcs);
     bt_component_class_source_put_ref(fs);
     bt_component_class_filter_put_ref(mx);
     return rc;
@@ -219,7 +268,7 @@ static char *failed_file(const bt_error *err, uint64_t n)
 {
     for (uint64_t i = 0; i < n; i++) {
         const char *m = bt_error_cause_get_message(bt_error_borrow_cause_by_index(err, i));
-        const char *p = strstr(m, "iter-upstream-comp-name=\"src\"");
+        const char *p = strstr(m, "iter-upstream-comp-name=\"src");
         p = p ? strstr(p, "port-name=\"") : NULL;
         const char *bar = p ? strrchr(p, '|') : NULL, *end = bar ? strchr(bar, '"') : NULL;
         if (end && bar[1] == ' ')
@@ -341,21 +390,128 @@ static int run_salvaged(struct reader *r, bt_value *inputs, const char *path)
     return -1;
 }
 
-int td_read(const char *path, td_output *out)
+/* Every trace under each path, in one array; NULL (said) if one has none. */
+static bt_value *find_all(const char *const *paths, int n)
+{
+    bt_value *all = bt_value_array_create();
+    for (int i = 0; all && i < n; i++) {
+        bt_value *found = find_traces(paths[i]);
+        for (uint64_t j = 0; found && j < bt_value_array_get_length(found); j++)
+            bt_value_array_append_string_element(all, bt_value_string_get(
+                bt_value_array_borrow_element_by_index_const(found, j)));
+        if (!found) {
+            bt_value_put_ref(all);
+            all = NULL;
+        }
+        bt_value_put_ref(found);
+    }
+    return all;
+}
+
+/* How messages name the recordings: the path, or the paths joined. */
+static char *label_of(const char *const *paths, int n)
+{
+    size_t len = 1;
+    for (int i = 0; i < n; i++)
+        len += strlen(paths[i]) + 2;
+    char *s = malloc(len);
+    if (s)
+        *s = 0;
+    for (int i = 0; s && i < n; i++)
+        strcat(strcat(s, i ? ", " : ""), paths[i]);
+    return s;
+}
+
+/* The TF traces among inputs, for the native reader: those left are
+ * babeltrace2's (LTTng's, or a metadata this tf-dump does not know). A
+ * trace that a ring file of the same recording supersedes (a snapshot
+ * before the process was killed) is left out. */
+static bt_value *take_native(bt_value *inputs, td_trace ***ts, int *nt, int reader, int *rc)
+{
+    bt_value *rest = bt_value_array_create();
+    uint64_t n = bt_value_array_get_length(inputs);
+    for (uint64_t i = 0; rest && i < n; i++) {
+        const char *dir = bt_value_string_get(bt_value_array_borrow_element_by_index_const(inputs, i));
+        char why[256];
+        td_trace *t = reader == TD_READER_BABELTRACE2 ? NULL : td_trace_open_dir(dir, why, sizeof why);
+        int superseded = 0;
+        for (int k = 0; t && k < *nt; k++)
+            superseded |= td_trace_meta((*ts)[k])->recording && td_trace_meta(t)->recording &&
+                          !strcmp(td_trace_meta((*ts)[k])->recording, td_trace_meta(t)->recording);
+        if (t && !superseded && (*ts = realloc(*ts, (size_t)(*nt + 1) * sizeof **ts)))
+            (*ts)[(*nt)++] = t;
+        else if (t)
+            td_trace_free(t);
+        else if (reader == TD_READER_TF)
+            fprintf(stderr, "tf-dump: %s: not a recording tf-dump's own reader knows: %s\n", dir, why), *rc = -1;
+        else
+            bt_value_array_append_string_element(rest, dir);
+    }
+    return rest;
+}
+
+/* The traces under paths[0, n) (or in o's core), each to its reader: TF's
+ * to the native one, merged in time order, then the others to babeltrace2. */
+static int read_all(const char *const *paths, int n, td_output *out, const td_read_options *o)
 {
     struct reader r = {.out = out};
-    bt_value *inputs = find_traces(path);
-    if (!inputs)
+    nrings = 0;
+    bt_value *inputs = o && o->core ? bt_value_array_create() : find_all(paths, n);
+    char *path = label_of(paths, n);
+    if (!inputs || !path) {
+        bt_value_put_ref(inputs);
+        free(path);
         return 1;
-    int rc = probe(inputs);
-    if (rc != -2)
-        rc = run(&r, inputs, path);
-    else
-        rc = run_salvaged(&r, inputs, path);
+    }
+    td_trace **ts = NULL;
+    int nt = 0, rc = 0;
+    if (o && o->core) {
+        td_trace *t = td_core_open(o->core, o->executable);
+        rc = t ? 0 : -1;
+        if (t && (ts = malloc(sizeof *ts)))
+            ts[nt++] = t;
+    }
+    for (uint32_t i = 0; i < nrings; i++) {
+        td_trace *t = td_rings_open(found_rings[i]);
+        rc |= t ? 0 : -1;
+        if (t && (ts = realloc(ts, (size_t)(nt + 1) * sizeof *ts)))
+            ts[nt++] = t;
+        free(found_rings[i]);
+    }
+    free(found_rings);
+    found_rings = NULL;
+    cap_rings = 0;
+    bt_value *rest = take_native(inputs, &ts, &nt, o ? o->reader : TD_READER_AUTO, &rc);
+    bt_value_put_ref(inputs);
+    if (nt)
+        rc |= td_native_read(ts, nt, out) ? -1 : 0;
+    for (int i = 0; i < nt; i++)
+        td_trace_free(ts[i]);
+    free(ts);
+    if (rest && bt_value_array_get_length(rest)) {
+        int brc = probe(rest);
+        rc |= brc != -2 ? run(&r, rest, path) : run_salvaged(&r, rest, path);
+    }
     if (r.discarded)
         fprintf(stderr, "tf-dump: %s: the recording lost %llu events (the recorder could not "
                 "keep them; they are missing above)\n", path, (unsigned long long)r.discarded);
     int finish = out->finish(out->self);
-    bt_value_put_ref(inputs);
+    bt_value_put_ref(rest);
+    free(path);
     return rc != 0 || r.failed || finish ? 1 : 0;
+}
+
+int td_read_with(const char *path, td_output *out, const td_read_options *o)
+{
+    return read_all(&path, 1, out, o);
+}
+
+int td_read_paths(const char *const *paths, int n, td_output *out, const td_read_options *o)
+{
+    return read_all(paths, n, out, o);
+}
+
+int td_read(const char *path, td_output *out)
+{
+    return td_read_with(path, out, NULL);
 }

@@ -48,7 +48,10 @@ static int fill(td_tus *t, func *funcs, const uint32_t *order, uint32_t n, tf_na
         }
         tf_tu *tu = &t->tus[t->n - 1];
         size_t skip = tu_len(f->full) ? tu_len(f->full) + 1 : 0;
-        names[i] = (tf_name){f->full + skip, TF_NAME_MONITOR, 0, tu->file, 0, 0};
+        /* An info pair's name is a timing point of no group of its own: the
+         * timing monitor gives it its caller's. */
+        names[i] = (tf_name){f->full + skip, f->flags ? f->flags : TF_NAME_MONITOR, f->flags ? -1 : 0,
+                             tu->file, 0, 0};
         f->tu = t->n - 1;
         f->id = tu->nnames++;
     }

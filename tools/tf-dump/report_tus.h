@@ -10,6 +10,7 @@
 typedef struct func {
     char *full;            /* "<tu>.<name>" as recorded */
     uint32_t tu, id;       /* set by td_tus_build */
+    uint32_t flags;        /* TF_NAME_TP_ENTER/EXIT for an info pair's name; 0: monitored */
 } func;
 
 typedef struct td_tus {

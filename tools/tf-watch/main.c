@@ -22,6 +22,7 @@
 #include "watch.h"
 #include "../../runtime/config.h"
 #include "../../runtime/internal.h"
+#include "../../runtime/files.h"
 
 #define TICK_MS 100
 #define OWN_FAILURE 125 /* tf-watch's own trouble, as timeout(1) has it */
@@ -390,7 +391,8 @@ int main(int argc, char **argv)
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     self[n > 0 ? n : 0] = 0;
     snprintf(w.self_dir, sizeof w.self_dir, "%.*s", (int)(strrchr(self, '/') ? strrchr(self, '/') - self : 1), n > 0 ? self : ".");
-    if (w.log && !(w.logf = tf__append_file("tf-watch --log", w.log)))
+    if (w.log && !(w.logf = tf__create_file("tf-watch --log", w.log, TF_FILE_WATCH_LOG,
+                                            TF_FILES_KEEP, NULL)))
         return OWN_FAILURE; /* files.c said why */
     struct sigaction ignore = {.sa_handler = SIG_IGN};
     sigaction(SIGINT, &ignore, &int_before);

@@ -91,7 +91,8 @@ int tf_timing_event_log(tf_timing_manager *m, size_t events_per_thread);
  * under a paravirtual kernel clocksource such as kvm-clock; else
  * clock_gettime(CLOCK_MONOTONIC). */
 typedef struct tf_timing_clock_info {
-    const char *source;        /* "tsc", "clock_gettime(CLOCK_MONOTONIC)", "injected" */
+    const char *source;        /* "tsc", "clock_gettime(CLOCK_MONOTONIC)", "injected" or
+                                  the name tf_timing_name_clock gave it */
     double ticks_per_second;
     double read_ns;            /* measured cost of one read of the chosen source */
     double tsc_read_ns;        /* measured cost of rdtsc (0: not usable)         */
@@ -108,6 +109,9 @@ int tf_timing_clock(tf_timing_manager *m, tf_timing_clock_info *out);
 typedef uint64_t (*tf_timing_clock_fn)(void *arg);
 int tf_timing_set_clock(tf_timing_manager *m, tf_timing_clock_fn fn, void *arg,
                         double ticks_per_second);
+/* Names an injected clock in reports ("the recorded timestamps": tf-dump),
+ * instead of "injected"; at most 63 bytes. TF_EINVAL for the real clock. */
+int tf_timing_name_clock(tf_timing_manager *m, const char *name);
 /* Overrides the per-nested-call overhead subtracted from self times. */
 int tf_timing_set_overhead(tf_timing_manager *m, double ns);
 

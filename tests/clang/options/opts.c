@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <tf/tf.h>
 
-TF_GROUP(net_rx);
+TF_GROUP(net_rx); TF_GROUP(net_tx);
 TF_GROUP(net, net_rx, net_tx);
 TF_GROUP(unused_group);
 

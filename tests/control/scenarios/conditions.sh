@@ -42,7 +42,7 @@ run_script longjmp TF_MONITORS='req=dprint if time >= 0ns and code == 1'
 run_script bad TF_MONITORS=$'req=dprint if time > 5, work=dprint if n = 2, app=dprint if id == 2\x01, req=dprint if depth == 1 and id > 2'
 expect_same bad-trace '(ctlapp): ctlapp.handle->(id=3, path="/c", ms=0)
 (ctlapp): ctlapp.handle<-(6)' bad.out
-expect_same bad-errors "tf: TF_MONITORS: item 1, column 23: a duration needs a unit: ns, us, ms or s (at '')
+expect_same bad-errors "tf: TF_MONITORS: item 1, column 23: a duration needs a unit: ns, us, ms or s (at the end)
 tf: TF_MONITORS: item 2, column 18: '=' compares nothing: write '==' (at '= 2')
 tf: TF_MONITORS: item 3, column 22: expected 'and' or the end of the item (at '\\x01')" bad.err
 
@@ -57,7 +57,7 @@ expect_same trig '(ctlapp): ctlapp.step->(n=2)
 run_script trigbad TF_TRIGGERS='handle:entr -> report, step:exit -> explode, ctlapp.handle:exit if time > 20ms -> register work=dprint'
 expect_same trigbad-trace '(ctlapp): ctlapp.step->(n=3)
 (ctlapp): ctlapp.step<-(6)' trigbad.out
-expect_same trigbad-errors "tf: TF_TRIGGERS: item 1, column 8: expected an event: enter, exit or throw (at 'entr -> report')
+expect_same trigbad-errors "tf: TF_TRIGGERS: item 1, column 8: expected an event: enter, exit or throw; did you mean 'enter'? (at 'entr -> report')
 tf: TF_TRIGGERS: item 2, column 14: expected an action: register, clear, snapshot or report (at 'explode')" trigbad.err
 
 # On the longjmp out of fail: the timing report, and a snapshot of what nothing recorded.

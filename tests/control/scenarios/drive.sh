@@ -60,7 +60,10 @@ grep -q 'nothing recorded yet' snap.err || fail "snapshot: $(cat snap.err)"
 ctl frobnicate 2>err.txt && fail "unknown command accepted"
 grep -q "unknown command" err.txt || fail "unknown command: $(cat err.txt)"
 ctl register 'req=dprnt' 2>err.txt && fail "unknown factory accepted"
-expect_same bad-register "tf-ctl: process $pid: error: column 14: unknown factory (known: dprint, noop, record, timing, tracer) (at 'dprnt')" err.txt
+expect_same bad-register "tf-ctl: process $pid: error: column 14: unknown factory (known: dprint, noop, record, timing, tracer); did you mean 'dprint'? (at 'dprnt')" err.txt
+# The process knows its groups: one nothing declares is refused, with the nearest.
+ctl register 'wrok=dprint' 2>err.txt && fail "an undeclared group accepted"
+expect_same bad-group "tf-ctl: process $pid: error: column 10: no loaded code declares group 'wrok'; nothing registered; did you mean 'work'? (at 'wrok=dprint')" err.txt
 # The flight recorder on demand: register it, make calls, take a snapshot.
 ctl register 'work=record' || fail "register record"
 say call 5 0

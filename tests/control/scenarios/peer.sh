@@ -22,8 +22,21 @@ for _ in $(seq 100); do
 done
 [ -n "$sock" ] || fail "the test user's program serves no socket"
 upid=$(basename "$sock" .sock)
+# tf-ctl itself refuses a socket directory of another user (root included);
+# a raw client gets as far as the server, which refuses it.
 XDG_RUNTIME_DIR=$tmp/run "$tfctl" "$upid" register 'app=dprint' 2>err.txt && fail "root was served"
-grep -q 'permission denied' err.txt || fail "refusal: $(cat err.txt)"
+expect_same client-refusal "tf-ctl: not using $tmp/run/tf: it belongs to uid $(id -u "$user"), not to you (uid 0)" err.txt
+python3 - "$sock" >err.txt <<'PY' || fail "raw client: $(cat err.txt)"
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+try:
+    s.sendall(b"register app=dprint\n")
+except BrokenPipeError: # refused before it was read: the answer is there
+    pass
+print(s.recv(4096).decode(), end="")
+PY
+expect_same server-refusal "error: permission denied" err.txt
 runuser -u "$user" -- env XDG_RUNTIME_DIR="$tmp/run" "$tmp/tf-ctl" "$upid" status >status.txt ||
     fail "the owner was not served"
 grep -qx 'denials	1' status.txt || fail "the refusal was not recorded: $(cat status.txt)"

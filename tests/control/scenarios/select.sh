@@ -35,10 +35,17 @@ expect_same cleared 'selection	(everything)
 selected	3 of 3 monitored functions' sel.txt
 say call 8 0 # both traced
 ctl select '+step' >/dev/null || fail "select +step" # a first inclusion: only step
-ctl deselect 'nosuch_ctl*' >/dev/null || fail "deselect nosuch_ctl*" # matches nothing
+# An item that matches no monitored function of the code loaded would change
+# nothing: the whole request is refused, naming it (and the nearest name).
+ctl deselect 'nosuch_ctl*' 2>err.txt && fail "deselect nosuch_ctl* accepted"
+expect_same unmatched "tf-ctl: process $pid: error: column 10: item 1 '-nosuch_ctl*' matches no monitored function of the code loaded; nothing changed (at 'nosuch_ctl*')" err.txt
+ctl select '+step,+handel' 2>err.txt && fail "select +handel accepted"
+expect_same misspelt "tf-ctl: process $pid: error: column 8: item 2 '+handel' matches no monitored function of the code loaded; nothing changed; did you mean 'handle'? (at '+step,+handel')" err.txt
+ctl functions 'ctlapp.stpe' 2>err.txt && fail "functions listed nothing and succeeded"
+expect_same functions-none "tf-ctl: process $pid: error: column 11: no monitored function of the code loaded matches 'ctlapp.stpe'; did you mean 'ctlapp.step'? (at 'ctlapp.stpe')" err.txt
 say call 9 0
 stop_app
-# Only TF_SELECT's own items are said at exit: tf-ctl showed its selection.
+# Only TF_SELECT's own items are said at exit (tf-ctl refused what matched nothing).
 grep -q 'nosuch_ctl' app.err && fail "tf-ctl's item reported at exit as TF_SELECT's: $(cat app.err)"
 
 expect_same trace '(ctlapp): ctlapp.handle->(id=5, path="/x", ms=0)

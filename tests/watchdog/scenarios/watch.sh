@@ -17,9 +17,14 @@ w="tf-watch: $app \(pid [0-9]+\)"
 
 watched kill 137 kill
 expect_lines kill kill.err "$w killed by SIGKILL; not by the OOM killer" \
-    "tf-watch: no recording left \(none at $work/tf-record-$pid\)"
+    "tf-watch: recording readable at $work/tf-record-$pid \(tf-dump $work/tf-record-$pid\)"
+# SIGKILL runs no handler: what is left is the ring file as the hooks wrote
+# it, up to the call that was open when the process died.
+"$tfdump" "tf-record-$pid" > kill.txt || fail "tf-dump of the killed process's recording"
+tail -1 kill.txt | grep -qE 'wdapp\.step->\(how="kill", n=0\)$' ||
+    fail "kill: the recording does not end in the open call: $(tail -1 kill.txt)"
 watched segv 139 segv 1
-expect_lines segv segv.err "tf: record: fatal signal: writing the flight recorder to tf-record-$pid" \
+expect_lines segv segv.err "tf: record: fatal signal SIGSEGV \(code 1, address 0x1\) in thread-1 'wdapp' \(tid $pid\): writing the flight recorder to tf-record-$pid" \
     "$w killed by SIGSEGV; not by the OOM killer" \
     "tf-watch: recording readable at $work/tf-record-$pid \(tf-dump $work/tf-record-$pid\)"
 watched exit3 3 exit 3
@@ -30,7 +35,7 @@ watched exit0 0 none
 expect_lines exit0 exit0.err "tf: record: trace in tf-record-[0-9]+ \(1 thread, ring mode\)"
 watched damage 4 damage
 expect_lines damage damage.err "$w exited with status 4" \
-    "tf-watch: recording at $work/tf-record-$pid is damaged: tf-dump: $work/tf-record-$pid/thread-1: .*"
+    "tf-watch: recording at $work/tf-record-$pid is damaged: tf-dump: $work/tf-record-$pid/(thread-1|\.rings-$pid-0): .*"
 
 # A hang: no call moves for --hang; the in-process watchdog (TF_WATCHDOG set by
 # tf-watch) says where, tf-watch asks for a snapshot and kills it.
@@ -45,7 +50,7 @@ expect_lines hang hang.err \
     "tf-watch: recording readable at $work/tf-record-$pid\.hang-1 \(tf-dump $work/tf-record-$pid\.hang-1\)" \
     'tf-watch: sending SIGKILL \(--on-hang=kill\)' \
     "$w killed by SIGKILL, sent by tf-watch \(--on-hang=kill\)" \
-    "tf-watch: no recording left \(none at $work/tf-record-$pid\)"
+    "tf-watch: recording readable at $work/tf-record-$pid \(tf-dump $work/tf-record-$pid\)"
 "$tfdump" "tf-record-$pid.hang-1" > hang.txt || fail "tf-dump of the hang's snapshot"
 grep -q 'wdapp\.nap->(seconds=30, why="test")$' hang.txt || fail "the hang's snapshot has no entry of nap"
 
@@ -85,8 +90,8 @@ python3 - "$app" "$work" <<'PY' || fail "log.json: $(cat log.json)"
 import json, sys
 app, work = sys.argv[1], sys.argv[2]
 records = [json.loads(line) for line in open("log.json")]
-want = [("killed", 137, "SIGKILL", None), ("killed", 139, "SIGSEGV", True), ("exit", 3, None, True),
-        ("exit", 0, None, None), ("exit", 4, None, False), ("hang", None, None, True), ("killed", 137, "SIGKILL", None),
+want = [("killed", 137, "SIGKILL", True), ("killed", 139, "SIGSEGV", True), ("exit", 3, None, True),
+        ("exit", 0, None, None), ("exit", 4, None, False), ("hang", None, None, True), ("killed", 137, "SIGKILL", True),
         ("hang", None, None, None), ("killed", 137, "SIGKILL", None)]
 assert len(records) == len(want), len(records)
 for r, (verdict, status, signal, readable) in zip(records, want):

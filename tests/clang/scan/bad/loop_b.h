@@ -1,2 +1,2 @@
 #include <tf/tf.h>
-TF_GROUP(store, cache);
+TF_GROUP(cache); TF_GROUP(store, cache);
