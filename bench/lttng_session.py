@@ -1,5 +1,5 @@
 """bench/lttng_session.py: the LTTng session the `tf-*-lttng` configurations of
-bench/run trace into (issue 16).
+bench/run trace into (docs/design.md .lttng).
 
 A private lttng-sessiond (LTTNG_HOME in WORK/lttng-home) with one snapshot-mode
 session enabling tf:*: events go into LTTng's in-memory ring buffers, the

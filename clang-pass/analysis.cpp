@@ -1,5 +1,5 @@
-// analysis.cpp: checks DESIGN section 2 on the AST, models the TU, and plants
-// one marker call per instrumented function definition:
+// analysis.cpp: checks docs/design.md .attr on the AST, models the TU, and
+// plants one marker call per instrumented function definition:
 //
 //     __tf_fn("<key>", &p1, &p2, ...);      first statement of the body
 //

@@ -1,7 +1,7 @@
 // analysis.h: the front-end half of TF for Clang, shared by tf-clang.so and
 // tf-scan. The attribute handlers (attrs.cpp) record TF attributes here; the
-// consumer (analysis.cpp) checks DESIGN section 2, builds the TuModel and, in
-// the plugin, plants the marker call the pass instruments (see analysis.cpp).
+// consumer (analysis.cpp) checks docs/design.md .attr, builds the TuModel and,
+// in the plugin, plants the marker call the pass instruments (see analysis.cpp).
 #ifndef TF_CLANG_ANALYSIS_H
 #define TF_CLANG_ANALYSIS_H
 

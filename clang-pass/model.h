@@ -104,7 +104,7 @@ struct TuModel {
   // `functions` (name#2); returns the clashes, as indices into functions.
   std::vector<core::name_clash> finish();
   bool empty() const { return functions.empty(); }
-  // The manifest (DESIGN section 5): one TU as a JSON object.
+  // The manifest (docs/design.md .manifest): one TU as a JSON object.
   std::string manifestJson() const;
   // What the pass needs, as the front end leaves it in the IR (kModelSymbol).
   std::string serialize() const;

@@ -1,5 +1,5 @@
-// scan.cpp: tf-scan, the project-wide view of TF annotations (DESIGN section 5;
-// the paper's tfannotations.properties).
+// scan.cpp: tf-scan, the project-wide view of TF annotations (docs/design.md
+// .manifest; the paper's tfannotations.properties).
 //
 //   tf-scan [-o MANIFEST.json] [--rules FILE] BUILD_DIR|compile_commands.json [SOURCE...]
 //

@@ -1,4 +1,4 @@
-# What `cmake --install build --prefix P` installs (DESIGN.md section 12):
+# What `cmake --install build --prefix P` installs (docs/design.md .pkg):
 #   P/include/tf/*.h                 the public headers
 #   P/lib/libtf.so*, P/lib/libtf.a   the runtime, shared and static; libtf.so
 #                                    is a linker script (TFAnchor.cmake)

@@ -6,7 +6,7 @@
 #   add_executable(app app.c)
 #   tf_instrument(app RULES tf-rules.txt OPTIONS verbose=1)
 #
-# RULES: a rules file (DESIGN.md section 5), relative to the current source
+# RULES: a rules file (docs/design.md .rules), relative to the current source
 # directory; its sources recompile when it changes. OPTIONS: plugin options
 # (-fplugin-arg-tf-KEY=VALUE, compile steps only); manifest=FILE (relative
 # to the current binary directory) is the target's manifest: each source

@@ -1,8 +1,8 @@
 /*
  * attrs.cc: the four attributes tf.h expands to, with the checks that can be
- * made where the annotation is written (DESIGN section 2). Checks that need
- * the whole TU (name clashes, callers of info functions) are in model.cc and
- * instrument.cc.
+ * made where the annotation is written (docs/design.md .attr.diag). Checks that
+ * need the whole TU (name clashes, callers of info functions) are in model.cc
+ * and instrument.cc.
  */
 #include "tf-plugin.h"
 

@@ -1,6 +1,6 @@
 /*
  * clone.cc: the traced clone of a monitored function (docs/code-shape.md
- * section 3, .req.perf of DESIGN section 7).
+ * section 3, docs/design.md .perf.off).
  *
  * A monitored function f becomes
  *     mm = load(holder); if (unlikely(mm)) return f.tf_traced(params, mm);

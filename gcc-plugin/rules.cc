@@ -1,5 +1,5 @@
 /*
- * rules.cc: the rules file (DESIGN section 5, a contract) as GCC reads it:
+ * rules.cc: the rules file (docs/design.md .rules, a contract) as GCC reads it:
  * plugin-core parses it; this file gives its lines real GCC locations (a
  * line map of their own) so errors print in GCC's usual style with the
  * offending line quoted, and fails the compilation on any of them. It is

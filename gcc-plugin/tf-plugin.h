@@ -56,7 +56,7 @@ location_t user_loc(location_t loc);
  * groups in the order written, as Clang does. */
 unsigned monitor_written(tree fn, const char *group);
 
-/* ---- rules.cc: the rules file of DESIGN section 5 ------------------------- */
+/* ---- rules.cc: the rules file of docs/design.md .rules -------------------- */
 void rules_load(const char *path);
 /* The group of the first matching monitor line (*line: which), or NULL
  * (also if excluded). */

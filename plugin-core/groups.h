@@ -1,6 +1,6 @@
 /*
- * groups.h: the subgroup graph and its cycle check (DESIGN section 2: a
- * subgroup cycle is a compile error). The plugins keep each group's
+ * groups.h: the subgroup graph and its cycle check (docs/design.md .attr.diag:
+ * a subgroup cycle is a compile error). The plugins keep each group's
  * subgroups with their own source locations and ask here, through `subs`,
  * before adding an edge; tf-scan asks for a cycle across the whole project.
  */

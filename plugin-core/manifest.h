@@ -1,5 +1,5 @@
 /*
- * manifest.h: the TU manifest (DESIGN section 5, the paper's
+ * manifest.h: the TU manifest (docs/design.md .manifest, the paper's
  * tfannotations.properties), one writer for tf.so, tf-clang.so and tf-scan,
  * so the two plugins' manifests of one source differ only in "compiler".
  */

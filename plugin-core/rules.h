@@ -1,5 +1,5 @@
 /*
- * rules.h: the rules file of DESIGN section 5 (a contract): instrument
+ * rules.h: the rules file of docs/design.md .rules (a contract): instrument
  * functions of sources one cannot edit, by file and function glob.
  *
  *   group   NAME [SUBGROUP...]

@@ -1,5 +1,5 @@
 /*
- * permission.c: who may attach monitors (DESIGN.md section 5; the paper:
+ * permission.c: who may attach monitors (docs/design.md .reg.perm; the paper:
  * register "should have its access protected by a Permission").
  *
  * A module is an executable or shared object, identified by its load bias and

@@ -1,5 +1,5 @@
 /*
- * registry.c: the MethodMonitorRegistry (DESIGN.md section 5).
+ * registry.c: the MethodMonitorRegistry (docs/design.md .reg).
  *
  * State: the process-wide group graph (merged by name over every TU), the
  * factory registered on each group, and the registered TUs with, for each of

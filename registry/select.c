@@ -1,7 +1,7 @@
 /*
  * select.c: which monitored functions follow their group's monitor
- * (DESIGN.md section 10, README "Selecting functions"). The selection is a
- * list of items, each including or excluding the functions a glob matches;
+ * (docs/design.md .ctl.select, README "Selecting functions"). The selection is
+ * a list of items, each including or excluding the functions a glob matches;
  * the last item matching a function decides, and a function no item matches
  * is selected unless the first item is an inclusion ("only these").
  *

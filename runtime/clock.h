@@ -1,10 +1,10 @@
 /*
- * clock.h: the one clock that timing points and the recorder read (DESIGN.md
- * section 9). The TSC where the CPU says it ticks at a constant rate in every
- * power state (CPUID 0x80000007 EDX bit 8, or /proc/cpuinfo's constant_tsc and
- * nonstop_tsc), also when the kernel keeps time with a paravirtual clock such
- * as kvm-clock (a VM's vDSO clock_gettime then costs about 26 ns; rdtsc 8);
- * otherwise CLOCK_MONOTONIC in nanoseconds.
+ * clock.h: the one clock that timing points and the recorder read
+ * (docs/design.md .rec.clock). The TSC where the CPU says it ticks at a
+ * constant rate in every power state (CPUID 0x80000007 EDX bit 8, or
+ * /proc/cpuinfo's constant_tsc and nonstop_tsc), also when the kernel keeps
+ * time with a paravirtual clock such as kvm-clock (a VM's vDSO clock_gettime
+ * then costs about 26 ns; rdtsc 8); otherwise CLOCK_MONOTONIC in nanoseconds.
  */
 #ifndef TF_CLOCK_H
 #define TF_CLOCK_H

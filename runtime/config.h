@@ -1,5 +1,5 @@
 /*
- * config.h: the TF_* environment variables (DESIGN.md section 3), and the
+ * config.h: the TF_* environment variables (docs/design.md .use.env), and the
  * one other that TF reads (XDG_RUNTIME_DIR, for the control socket). Every
  * one is a line of the table in config.c (name, parser, default, help), read once
  * at start-up with secure_getenv (nothing in set-uid/set-gid processes); a

@@ -1,6 +1,6 @@
 /*
  * dprint.c: one line per event (Java: MethodMonitorFactoryDefaults.dprint), in
- * the format of DESIGN.md section 3 (a contract):
+ * the format of docs/design.md .use.dprint (a contract):
  *
  *   (<thread>): <tu>.<name>->(<p1>=<v1>, ...)       enter
  *   (<thread>): <tu>.<caller>::(<info>)(<args>)      info call inside <caller>

@@ -1,5 +1,5 @@
 /*
- * env.c: activation from the environment (DESIGN.md section 3; the
+ * env.c: activation from the environment (docs/design.md .use.env; the
  * MPS_TELEMETRY_CONTROL idea). The variables themselves are read in config.c;
  * this file applies them:
  *

@@ -1,6 +1,6 @@
 /*
  * format.c: how values look in dprint lines, tracer contexts and reports
- * (DESIGN.md section 3: integers decimal, bool true/false, floating %g,
+ * (docs/design.md .use.dprint: integers decimal, bool true/false, floating %g,
  * pointers 0x... or NULL, strings quoted and escaped and cut at 64 bytes,
  * enums by enumerator name when known; __int128 in full decimal, complex as
  * 1.5+2i, vectors as {1, 2, 3, 4}).

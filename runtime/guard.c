@@ -1,8 +1,8 @@
 /*
- * guard.c: the reentrancy guard around user monitors (DESIGN.md section 5: a
- * monitor that calls monitored code must not recurse into itself; hooks never
- * change errno). Built-in monitors guard themselves and opt out with
- * TF_FACTORY_NO_GUARD; every other factory's monitors get wrapped here.
+ * guard.c: the reentrancy guard around user monitors (docs/design.md
+ * .reg.guard: a monitor that calls monitored code must not recurse into itself;
+ * hooks never change errno). Built-in monitors guard themselves and opt out
+ * with TF_FACTORY_NO_GUARD; every other factory's monitors get wrapped here.
  */
 #include <stdlib.h>
 

@@ -222,7 +222,8 @@ typedef struct {
 int tf__value_elems(const tf_value *v, tf_elems *e);
 /* Element at p (of class f or x) as a double. */
 double tf__elem_double(const tf_elems *e, const void *p);
-/* Longest string shown for a const char * value (DESIGN.md section 3). */
+/* Longest string shown for a const char * value (docs/design.md
+ * .use.dprint). */
 #define TF_STR_MAX 64
 /* Copies the string at src, which may be no string at all (a `char *` holding
  * an integer, a freed buffer), into dst without ever faulting: up to max

@@ -4,7 +4,7 @@
  * and then calls libc's own function (dlsym RTLD_NEXT).
  *
  * longjmp, siglongjmp, _longjmp and __longjmp_chk keep per-thread stacks
- * right (DESIGN.md section 4: monitors that keep per-thread stacks must
+ * right (docs/design.md .shape.exc: monitors that keep per-thread stacks must
  * resynchronise after longjmp skipped frames). Each tells
  * the registered monitors the stack pointer the jump lands on, then jumps with
  * libc's own function. The target is read from the jmp_buf, where glibc on

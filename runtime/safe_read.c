@@ -1,6 +1,7 @@
 /*
  * safe_read.c: copying a `char *` value that may not point to a string
- * (issue 13: a tracer must never crash the program it traces).
+ * (docs/design.md .rel.values: a tracer must never crash the program it
+ * traces).
  *
  * C lets a program pass anything through a `char *`: SQLite passes small
  * integers through `const char *zP4`, torture tests pass `(char *)1`, a buffer

@@ -1,6 +1,6 @@
 /*
- * fib: the call-heavy micro benchmark, the worst case per call (DESIGN.md
- * section 7). Every call is one monitored entry and exit with one argument
+ * fib: the call-heavy micro benchmark, the worst case per call (docs/design.md
+ * .perf). Every call is one monitored entry and exit with one argument
  * and a result, and almost no work of its own.
  *
  *   fib N REPS    computes fib(N) REPS times; units = calls of fib

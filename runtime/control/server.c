@@ -1,5 +1,5 @@
 /*
- * server.c: the control socket (DESIGN.md section 10, a contract). With
+ * server.c: the control socket (docs/design.md .ctl, a contract). With
  * TF_CONTROL=1, libtf serves $XDG_RUNTIME_DIR/tf/<pid>.sock, or
  * /tmp/tf-<uid>/<pid>.sock, from one thread that exists only then and is
  * started again in a fork()ed child for the child's own pid.
@@ -100,9 +100,10 @@ static void clean_stale(const char *dir)
         return;
     for (struct dirent *e; (e = readdir(d));) {
         char *end;
-        long pid = strtol(e->d_name, &end, 10);
+        int unready = e->d_name[0] == '.'; /* open_socket's name before listen */
+        long pid = strtol(e->d_name + unready, &end, 10);
         struct stat st;
-        if (pid <= 0 || strcmp(end, ".sock") != 0 ||
+        if (pid <= 0 || strcmp(end, unready ? ".sock-new" : ".sock") != 0 ||
             fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISSOCK(st.st_mode))
             continue;
         if (pid == getpid() || (kill((pid_t)pid, 0) != 0 && errno == ESRCH))
@@ -119,12 +120,19 @@ static int open_socket(void)
     clean_stale(dir);
     addr.sun_family = AF_UNIX;
     int n = snprintf(addr.sun_path, sizeof addr.sun_path, "%s/%ld.sock", dir, (long)getpid());
-    if (n >= (int)sizeof addr.sun_path)
+    /* bound and listening under another name, then renamed: a client that
+     * sees PID.sock can connect (bind alone would refuse it until listen) */
+    struct sockaddr_un unready = addr;
+    int u = snprintf(unready.sun_path, sizeof unready.sun_path, "%s/.%ld.sock-new", dir,
+                     (long)getpid());
+    if (n >= (int)sizeof addr.sun_path || u >= (int)sizeof unready.sun_path)
         return refuse_dir(dir, "makes a socket path too long");
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    if (fd < 0 || bind(fd, (struct sockaddr *)&addr, sizeof addr) != 0 ||
-        chmod(addr.sun_path, 0600) != 0 || listen(fd, BACKLOG) != 0) {
+    if (fd < 0 || bind(fd, (struct sockaddr *)&unready, sizeof unready) != 0 ||
+        chmod(unready.sun_path, 0600) != 0 || listen(fd, BACKLOG) != 0 ||
+        rename(unready.sun_path, addr.sun_path) != 0) {
         int err = errno;
+        unlink(unready.sun_path);
         fputs("tf: TF_CONTROL: cannot serve ", stderr);
         tf__config_escaped(stderr, addr.sun_path);
         fprintf(stderr, ": %s\n", strerror(err));

@@ -1,5 +1,5 @@
 /*
- * lttng.c: the factory `lttng` (DESIGN.md section 11): every event of a
+ * lttng.c: the factory `lttng` (docs/design.md .lttng): every event of a
  * monitored function becomes an LTTng-UST event of provider `tf` (tp.h), so
  * LTTng's session, consumer and relay daemons carry TF's trace across
  * processes and machines, live and as a shared flight recorder.

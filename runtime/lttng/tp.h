@@ -1,5 +1,5 @@
 /*
- * tp.h: the LTTng-UST tracepoint provider `tf` (DESIGN.md section 11, a
+ * tp.h: the LTTng-UST tracepoint provider `tf` (docs/design.md .lttng, a
  * contract): the event names and fields follow docs/trace-format.md ("The
  * LTTng factory"), so one set of tools reads a TF recording and an LTTng
  * session alike. LTTng-UST fixes an event's fields at compile time, so

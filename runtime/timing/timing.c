@@ -1,5 +1,5 @@
 /*
- * timing.c: the timer manager and the `timing` factory (DESIGN.md section 6;
+ * timing.c: the timer manager and the `timing` factory (docs/design.md .timing;
  * Java: TimerManager, TimerFactory, Timer, TimerGroup).
  *
  * Timers come from the name tables of the TUs a timing monitor is created

@@ -1,6 +1,6 @@
 /*
  * timing_clock.c: which clock timing points read and what a read costs
- * (DESIGN.md section 6; issue 5 item 3). What the hooks cost a parent's self
+ * (docs/design.md .timing). What the hooks cost a parent's self
  * time is measured by the manager (timing.c), which owns hooks and clock.
  *
  * The clock is the process's one clock (clock.c): rdtsc where the TSC is

@@ -1,5 +1,5 @@
 /*
- * timing_env.c: `timing` in TF_MONITORS (DESIGN.md section 3). One manager
+ * timing_env.c: `timing` in TF_MONITORS (docs/design.md .use.env). One manager
  * for the process; its report goes at exit to TF_REPORT (".json" JSON,
  * ".csv" CSV, "-" or unset stderr, else text), and the event log to
  * TF_TIMING_TRACE as Chrome trace JSON when that is set. Files are created

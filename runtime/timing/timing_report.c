@@ -1,6 +1,6 @@
 /*
- * timing_report.c: the timing report as a text table, JSON or CSV (DESIGN.md
- * section 6; issue 5 item 4). All three come from one snapshot of rows.
+ * timing_report.c: the timing report as a text table, JSON or CSV
+ * (docs/design.md .timing). All three come from one snapshot of rows.
  *
  * Text answers "where does the time go": the run's wall and CPU time, the
  * hooks' estimated share, the top points by self time; then timing points

@@ -1,5 +1,5 @@
 /*
- * timing_stack.c: the hot path of timing points (DESIGN.md section 6).
+ * timing_stack.c: the hot path of timing points (docs/design.md .timing).
  *
  * Each thread keeps, per manager, a stack of open timing points and its own
  * statistics (.req.hot: no shared writes; reports read with relaxed atomics).
@@ -396,7 +396,7 @@ static inline __attribute__((always_inline)) void pop(tt_manager *m, tt_thread *
 
 /* ---- the monitor's callbacks -------------------------------------------------- */
 
-/* The hooks keep errno (DESIGN.md section 5) with TF_GUARD_BEGIN_NOERRNO:
+/* The hooks keep errno (docs/design.md .reg.guard) with TF_GUARD_BEGIN_NOERRNO:
  * only the paths that map memory or lock (thread_find, grow, tt_stats_alloc,
  * log_switch, adopting a group) and a user's clock can change it, and those
  * keep it themselves. */

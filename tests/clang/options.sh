@@ -1,6 +1,6 @@
 #!/bin/bash
-# options.sh: -fplugin-arg-tf-KEY=VALUE of tf-clang.so (DESIGN section 3):
-# off, manifest=FILE, verbose=N, an unknown key; __TF_PLUGIN__; the
+# options.sh: -fplugin-arg-tf-KEY=VALUE of tf-clang.so (docs/design.md
+# .use.build): off, manifest=FILE, verbose=N, an unknown key; __TF_PLUGIN__; the
 # already-instrumented markers of docs/code-shape.md in the IR.
 #
 #   options.sh CLANG PLUGIN INCLUDE-DIR LIBDIR TESTS-CLANG-DIR WORK-DIR CLANG++ OPT  (LLVM opt; exit 77 without it)

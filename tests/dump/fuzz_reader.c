@@ -1,12 +1,12 @@
 /*
- * fuzz_reader.c: libFuzzer target for tf-dump's readers (DESIGN.md section
- * 8: trace files are untrusted input). TF_FUZZ_MODE chooses what an input is:
- *   (unset)  one stream file of a trace whose metadata is $TF_FUZZ_METADATA,
- *            read as tf-dump reads it (babeltrace2 for a metadata not TF's);
- *   trace    a 4-byte length, that much metadata, then one stream file: the
- *            metadata is fuzzed too, read by tf-dump's own reader only;
- *   rings    a ring file (runtime/record/layout.h), read by rings.c.
- * Each is read through every output at once, as `tf-dump --format=...
+ * fuzz_reader.c: libFuzzer target for tf-dump's readers (docs/design.md
+ * .rel.input: trace files are untrusted input). TF_FUZZ_MODE chooses what an
+ *   input is: (unset)  one stream file of a trace whose metadata is
+ *            $TF_FUZZ_METADATA, read as tf-dump reads it (babeltrace2 for a
+ *   metadata not TF's); trace    a 4-byte length, that much metadata, then one
+ *            stream file: the metadata is fuzzed too, read by tf-dump's own
+ *   reader only; rings    a ring file (runtime/record/layout.h), read by
+ * rings.c. Each is read through every output at once, as `tf-dump --format=...
  * --flamegraph=...` would.
  */
 #include <stdint.h>
@@ -26,6 +26,7 @@ static int setup(void)
 {
     const char *meta = getenv("TF_FUZZ_METADATA");
     mode = getenv("TF_FUZZ_MODE") ? getenv("TF_FUZZ_MODE") : "";
+    td_probe_stall_s = 1; /* a stalled babeltrace2 is found out within libFuzzer's -timeout */
     if (!mkdtemp(dir))
         return -1;
     snprintf(metadata, sizeof metadata, "%s/metadata", dir);

@@ -3,7 +3,8 @@
 
 Writes a CTF 1.8 trace (metadata + one stream file per thread) from an event
 log of JSON lines, so tf-dump's reader is tested on traces whose content the
-test knows. The layout is what a recorder writes (DESIGN.md section 9): event
+test knows. The layout is what a recorder writes (docs/design.md .rec.shape):
+event
 classes tf:enter/tf:exit/tf:info/tf:exception, one class per function and kind
 so that argument fields are typed and named after the parameters; `func` an
 enum of "<tu>.<name>" (or a string); vtid/vpid/procname in the event context.

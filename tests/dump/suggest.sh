@@ -1,9 +1,9 @@
 #!/bin/sh
 # suggest.sh TF_DUMP WORK [CC PLUGIN_FLAG INCLUDE_DIR]...: tf-dump --suggest-rules
-# (issue 13 item 4) picks the functions of a hand-written report at the overhead
-# floor with enough calls, exactly as expected.rules says; rejects what it
-# cannot judge; and each given compiler's plugin takes the lines it wrote: the
-# excluded functions are no longer instrumented.
+# (docs/design.md .perf.governor) picks the functions of a hand-written report
+# at the overhead floor with enough calls, exactly as expected.rules says;
+# rejects what it cannot judge; and each given compiler's plugin takes the lines
+# it wrote: the excluded functions are no longer instrumented.
 set -eu
 dump=$1 work=$2
 shift 2
@@ -39,7 +39,7 @@ expect_error 1 "not a TF timing report" --suggest-rules "$work/other.json"
 sed 's/"per_nested_call_ns": 20.000/"per_nested_call_ns": 0/' report.json >"$work/zero.json"
 expect_error 1 "no measured hook overhead" --suggest-rules "$work/zero.json"
 sed 's/, "at_overhead_floor": true}/}/' report.json >"$work/old.json"
-expect_error 1 "timer 1: no hooks_ns or at_overhead_floor" --suggest-rules "$work/old.json"
+expect_error 1 "timer 1: no hooks_ns or at_overhead_floor (a report of a libtf from before --suggest-rules?)" --suggest-rules "$work/old.json"
 expect_error 1 "is a recording" --suggest-rules "$work"
 expect_error 1 "No such file" --suggest-rules "$work/none.json"
 expect_error 2 "wants a count" --suggest-rules --min-calls=x report.json

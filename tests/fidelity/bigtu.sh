@@ -1,9 +1,9 @@
 # Sourced by run.sh: one TU of 20,000 functions with 1 KiB names, under every
 # monitor; each function called once by main, which prints the sum of their
-# results (issue 24 item 9: record left such TUs out, "factory 'record'
-# created no monitor for group"). The recording is checked in its metadata
-# (every function named) and summary line: reading 20,000 1 KiB enum labels
-# back takes babeltrace2 minutes.
+# results (docs/design.md .fid.sizes: record left such TUs out, "factory
+# 'record' created no monitor for group"). The recording is checked in its
+# metadata (every function named) and summary line: reading 20,000 1 KiB enum
+# labels back takes babeltrace2 minutes.
 n=20000 len=1024
 python3 "$here/gen_bigtu.py" $n $len >big.c || fail "cannot generate big.c"
 "$cc" -O0 -fplugin="$plugin" -I"$inc" big.c -L"$libdir" -ltf -Wl,-rpath,"$libdir" -o big ||

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """gen_bigtu.py N LEN: a C translation unit with N monitored functions whose
-names are LEN bytes long (issue 24 item 9), and a main that calls each once.
+names are LEN bytes long (docs/design.md .fid.sizes), and a main that calls each
+once.
 Function i returns i + its argument; main prints the sum, which is
 sum(i + 1 for i in range(N))."""
 import sys

@@ -1,5 +1,6 @@
 #!/bin/bash
-# run.sh: the program's state kept by every monitor (issue 24 items 8, 9).
+# run.sh: the program's state kept by every monitor (docs/design.md .fid.fenv,
+# .fid.sizes).
 #   state:  state.c (FP flags and rounding mode, errno, signal mask,
 #           sigaltstack checked around every monitored call, in a handler,
 #           a thread and at exit) under each built-in monitor, their

@@ -1,7 +1,7 @@
 /*
  * state.c: a program whose floating-point environment, errno, signal mask
  * and alternate signal stack must be exactly as it set them, whatever TF
- * does around its monitored calls (issue 24 item 8; docs/design.md
+ * does around its monitored calls (docs/design.md .rel.fidelity,
  * .fid.fenv). It checks them at the start of main (before it sets any),
  * after every monitored call, in a signal handler and a second thread that
  * call monitored code, and at exit after libtf's reports (a destructor runs

@@ -1,5 +1,6 @@
 #!/bin/bash
-# run.sh: the factory `lttng` with the real LTTng daemons (issue 16).
+# run.sh: the factory `lttng` with the real LTTng daemons (docs/design.md
+# .lttng).
 #
 #   run.sh SCENARIO --cc CC --plugin PATH --include DIR --libdir DIR --work DIR SRC
 #

@@ -1,6 +1,7 @@
 #!/bin/bash
-# equiv.sh: the cross-compiler equivalence test (issue 4): build one fixture
-# with GCC + tf.so and with Clang + tf-clang.so, as C and as C++, at -O0 and
+# equiv.sh: the cross-compiler equivalence test (docs/design.md .arch.shared):
+# build one fixture with GCC + tf.so and with Clang + tf-clang.so, as C and as
+# C++, at -O0 and
 # -O2; run both under every environment its expected files name; the traces
 # must be identical once pointer values are masked, and the manifests once
 # paths (and the "compiler" field) are masked. Two equal traces prove nothing

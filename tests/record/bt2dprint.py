@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """bt2dprint.py: babeltrace2's text output of a TF recording (stdin) as dprint
-lines (DESIGN.md section 3), so a recording can be compared with dprint's
+lines (docs/design.md .use.dprint), so a recording can be compared with dprint's
 trace of the same run. Pointers become 0xPTR, as run-record.sh normalises
 dprint's. Fails loudly on a line it does not understand."""
 import re

@@ -1,5 +1,5 @@
 #!/bin/bash
-# run-survive.sh: the recorder on the bad days (docs/design.md .rec.survive):
+# run-survive.sh: the recorder on the bad days (docs/design.md .rec):
 # survive.c built with a compiler plugin, ended every way a process ends, and
 # what tf-dump (and babeltrace2, where the trace was written) reads after.
 #

@@ -1,5 +1,5 @@
 #!/bin/bash
-# run.sh: signal handlers running monitored code (issue 14).
+# run.sh: signal handlers running monitored code (docs/design.md .lock.signal).
 #   sigsafe:  sigsafe.c (a signal handler's monitored calls while its thread
 #             is inside malloc, on the thread's first traced call) under
 #             every built-in monitor that traces; each must finish, have seen

@@ -1,7 +1,8 @@
 /*
  * sigsafe.c: a signal handler calls monitored code while its thread is
- * inside malloc, and that is the thread's first traced call (issue 14: the
- * tracer's calloc in the handler waited forever for malloc's lock).
+ * inside malloc, and that is the thread's first traced call (docs/design.md
+ * .lock.signal: the tracer's calloc in the handler waited forever for malloc's
+ * lock).
  *
  * Deterministic: this program replaces malloc and friends by glibc's own
  * behind a lock of its own, which a thread re-taking deadlocks as glibc's

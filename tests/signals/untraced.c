@@ -1,9 +1,10 @@
 /*
  * untraced.c: calls the reentrancy guard skips are counted exactly and said
- * at exit (issue 14: they were lost silently). A user monitor's enter of
- * work() calls helper() N times itself and raises SIGUSR1, whose handler
- * calls helper() once more, all while the monitor runs: N + 1 calls not
- * traced per work() call, each counted once per monitor that skipped it.
+ * at exit (docs/design.md .lock.signal; they were lost silently). A user
+ * monitor's enter of work() calls helper() N times itself and raises SIGUSR1,
+ * whose handler calls helper() once more, all while the monitor runs: N + 1
+ * calls not traced per work() call, each counted once per monitor that skipped
+ * it.
  *
  *   untraced N [compose]   compose: the monitor composed with dprint
  */

@@ -1,5 +1,6 @@
 #!/bin/bash
-# sweep.sh: the compiler-robustness sweep of issue 13. Every function of each
+# sweep.sh: the compiler-robustness sweep (docs/design.md
+# .rel.fidelity). Every function of each
 # program of GCC's c-torture "execute" corpus is instrumented through a rules
 # file (as -finstrument-functions users do), with tf.so and tf-clang.so at -O0
 # and -O2, and run with no monitor and under noop, tracer, timing and dprint.

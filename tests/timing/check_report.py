@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""check_report.py: validates timing reports written by libtf (issue 5).
+"""check_report.py: validates timing reports written by libtf (docs/design.md
+.timing).
 
   check_report.py json FILE [--expect TIMER:FIELD=VALUE,...]... [--group G:SUB,SUB]...
                             [--summary FIELD=VALUE,...]

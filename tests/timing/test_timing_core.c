@@ -1,8 +1,8 @@
 /*
- * test_timing_core.c: timing points with an injected clock (issue 5): exact
- * totals and self times through nesting, percentiles, info ENTER/EXIT pairs,
- * disabled timers and groups, subgroup containment, threads merged,
- * exceptions, longjmp through timed frames, unmatched exits, errno.
+ * test_timing_core.c: timing points with an injected clock (docs/design.md
+ * .timing): exact totals and self times through nesting, percentiles, info
+ * ENTER/EXIT pairs, disabled timers and groups, subgroup containment, threads
+ * merged, exceptions, longjmp through timed frames, unmatched exits, errno.
  *
  * The hooks are called the way generated code calls them (fixture.h), from
  * real nested functions, so stack positions are real.

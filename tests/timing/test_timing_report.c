@@ -1,8 +1,9 @@
 /*
- * test_timing_report.c: the timing report formats (issue 5): JSON parses and
- * has every field with the right values, the CSV header and rows, the text
- * table's grouping and order, the Chrome trace event log (tracks, bound,
- * nesting); and one sanity test of the real clock with generous bounds.
+ * test_timing_report.c: the timing report formats (docs/design.md .timing):
+ * JSON parses and has every field with the right values, the CSV header and
+ * rows, the text table's grouping and order, the Chrome trace event log
+ * (tracks, bound, nesting); and one sanity test of the real clock with generous
+ * bounds.
  *
  * JSON, CSV and Chrome trace files are checked by check_report.py (python3).
  */

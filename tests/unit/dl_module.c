@@ -1,5 +1,5 @@
 /* dl_module: an instrumented library that a program without libtf of its own
- * dlopens (issue 14 item 6): registers the iostream TU while loaded. */
+ * dlopens (docs/design.md .reg): registers the iostream TU while loaded. */
 #include "fake_tu.h"
 
 __attribute__((constructor)) static void load(void)

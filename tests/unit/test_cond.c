@@ -1,10 +1,10 @@
-/* Conditions (issue 15): the parser of the one syntax (spelling, columns of
- * errors, escaping of echoed input), deciding a condition for every kind of
- * value, and the condition monitor around a recording monitor on the fake
- * iostream TU: what passes, entries held back for `time`, exceptions, info
- * events, longjmp, `char *` arguments that point to no string, threads.
- * The parser and the monitor are libtf's hidden functions, so this test links
- * libtf's objects in instead of libtf.so. */
+/* Conditions (docs/design.md .ctl.cond): the parser of the one syntax
+ * (spelling, columns of errors, escaping of echoed input), deciding a condition
+ * for every kind of value, and the condition monitor around a recording monitor
+ * on the fake iostream TU: what passes, entries held back for `time`,
+ * exceptions, info events, longjmp, `char *` arguments that point to no string,
+ * threads. The parser and the monitor are libtf's hidden functions, so this
+ * test links libtf's objects in instead of libtf.so. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <setjmp.h>

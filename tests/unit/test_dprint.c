@@ -1,6 +1,6 @@
-/* dprint: the line format of DESIGN.md section 3, byte for byte, for every value
- * kind; exceptions; long lines whole; whole lines under threads. Expected text is
- * written from the contract, not captured from a run. */
+/* dprint: the line format of docs/design.md .use.dprint, byte for byte, for
+ * every value kind; exceptions; long lines whole; whole lines under threads.
+ * Expected text is written from the contract, not captured from a run. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <math.h>
@@ -169,8 +169,9 @@ static void exceptions(void **state)
                                   "(tester): iostream.read_int:throw:noreturn(longjmp)\n");
 }
 
-/* Issue 24 item 9: no name or argument count is a limit; a line longer
- * than dprint's 4 KiB buffer is built whole in pages (it was cut, "..."). */
+/* No name or argument count is a limit (docs/design.md .fid.sizes); a line
+ * longer than dprint's 4 KiB buffer is built whole in pages (it was cut,
+ * "..."). */
 static void long_lines_are_whole(void **state)
 {
     char s[65];

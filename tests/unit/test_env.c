@@ -159,8 +159,9 @@ static void bad_values_are_shown_escaped(void **state)
     assert_int_equal(probe("io=noop", "TF_OUTPUT_BUFFER=\ttab'", NULL), 0);
     assert_string_equal(err, "tf: TF_OUTPUT_BUFFER: '\\ttab'' is neither 'line' nor 'full'; "
                              "using 'full'\n");
-    /* Issue 14 item 12: C1 controls (CSI as U+009B) and bytes that are not
-     * UTF-8 are escaped too; well-formed UTF-8 text is shown as it is. */
+    /* C1 controls (CSI as U+009B) and bytes that are not UTF-8 are escaped
+     * too (docs/design.md .msg.escape); well-formed UTF-8 text is shown as it
+     * is. */
     assert_int_equal(probe("\xc3\xa9t\xc3\xa9=noop,io=\xc2\x9b" "2J\xff\xe2\x82", NULL, NULL), 0);
     assert_string_equal(err, "tf: TF_MONITORS: item 1 '\xc3\xa9t\xc3\xa9=noop': bad group name "
                              "'\xc3\xa9t\xc3\xa9'\n"
@@ -375,7 +376,8 @@ static void refused(const char *path, const char *why)
     assert_non_null(strstr(err, "(env_probe): iostream.read_int->(x=2)\n")); /* still traced */
 }
 
-/* Issue 14 item 4: a file TF does not own keeps its content, owner and mode. */
+/* A file TF does not own keeps its content, owner and mode (docs/design.md
+ * .files.replace). */
 static void output_never_goes_into_a_file_of_others(void **state)
 {
     char text[256];
@@ -394,8 +396,8 @@ static void output_never_goes_into_a_file_of_others(void **state)
     }
     unlink("planted.txt");
 
-    /* Issue 24 item 2: a file of the user's own that TF did not write is
-     * kept too, unless TF_OVERWRITE=1 says to replace it. */
+    /* A file of the user's own that TF did not write is kept too
+     * (docs/design.md .files.replace), unless TF_OVERWRITE=1 says to replace it. */
     write_file("mine.txt", "old content, readable by all\n", 0644);
     refused("mine.txt", "it exists and is no dprint output TF wrote, which is all TF replaces "
                         "(remove it first, or set TF_OVERWRITE=1)");

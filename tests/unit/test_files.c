@@ -1,8 +1,9 @@
 /* runtime/files.c, the one creator of TF's files, through its API (files.h):
  * what it replaces (recognised by content), what it refuses and why, its
  * directories, cleaning, files in use and a fork in the middle of a report
- * (issue 24 items 1, 2, 6). Built from the sources, as tf-dump builds them;
- * runs in a fresh directory under the build tree. */
+ * (docs/design.md .files.walk, .files.replace, .files.dir). Built from the
+ * sources, as tf-dump builds them; runs in a fresh directory under the build
+ * tree. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <setjmp.h>

@@ -1,7 +1,7 @@
-/* Safe string reads (issue 13): a `char *` value that is no string is shown,
- * never read into a crash. Each case runs the fault-probe path (libtf's own
- * handler) and the syscall path (after the program installs its own SIGSEGV
- * handler); sanitizer builds use the syscall path throughout. */
+/* Safe string reads (docs/design.md .rel.values): a `char *` value that is no
+ * string is shown, never read into a crash. Each case runs the fault-probe path
+ * (libtf's own handler) and the syscall path (after the program installs its
+ * own SIGSEGV handler); sanitizer builds use the syscall path throughout. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <setjmp.h>

@@ -1,7 +1,7 @@
-/* Scale (issue 14 item 11): group look-ups were a linear walk, so 100,000
- * groups in TF_MONITORS took 101 s to start. Not a timed assertion: ctest's
- * TIMEOUT (60 s) fails it if anything quadratic comes back; at 1,000,000
- * groups a linear look-up would need hours. */
+/* Scale (docs/design.md .rel.limit): group look-ups were a linear walk, so
+ * 100,000 groups in TF_MONITORS took 101 s to start. Not a timed assertion:
+ * ctest's TIMEOUT (60 s) fails it if anything quadratic comes back; at
+ * 1,000,000 groups a linear look-up would need hours. */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,6 +1,7 @@
-/* Function selection (issue 15 item 2): which slots of a TU of TF_TU_ABI 3
- * get their group's monitor, as items are added, reset, applied to TUs that
- * arrive later, and refused when malformed; a TU without slots is named. */
+/* Function selection (docs/design.md .ctl.select): which slots of a TU of
+ * TF_TU_ABI 3 get their group's monitor, as items are added, reset, applied to
+ * TUs that arrive later, and refused when malformed; a TU without slots is
+ * named. */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>

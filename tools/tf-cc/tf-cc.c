@@ -1,6 +1,6 @@
 /*
- * tf-cc, tf-c++: compiler wrappers that build any project with TF (DESIGN.md
- * section 12, a contract; the Score-P `scorep gcc` idea):
+ * tf-cc, tf-c++: compiler wrappers that build any project with TF
+ * (docs/design.md .pkg, a contract; the Score-P `scorep gcc` idea):
  *
  *   CC=tf-cc CXX=tf-c++ ./configure && make
  *

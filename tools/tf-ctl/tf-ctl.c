@@ -1,6 +1,6 @@
 /*
  * tf-ctl: switch tracing of a running program that serves a control socket
- * (TF_CONTROL=1; DESIGN.md section 10). It sends one request line and prints
+ * (TF_CONTROL=1; docs/design.md .ctl). It sends one request line and prints
  * the answer; the program does all the work, so tf-ctl links nothing of TF
  * but its escaper (runtime/escape.c).
  *

@@ -67,6 +67,9 @@ typedef struct td_read_options {
 } td_read_options;
 enum { TD_READER_AUTO, TD_READER_TF, TD_READER_BABELTRACE2 };
 int td_read_with(const char *path, td_output *out, const td_read_options *o);
+/* Seconds babeltrace2 may read no event before tf-dump stops it and reads
+ * the trace as damaged (read.c's probe). */
+extern unsigned td_probe_stall_s;
 /* The same for several paths at once: one time order over all their traces
  * (a recording and its forked children's, several processes); o as above. */
 int td_read_paths(const char *const *paths, int n, td_output *out, const td_read_options *o);

@@ -1,5 +1,5 @@
 /*
- * out_report.c: the timing report of DESIGN.md section 6, computed from a
+ * out_report.c: the timing report of docs/design.md .timing, computed from a
  * recording by libtf's own timing monitor rather than a second
  * implementation: each recorded TU becomes a tf_tu (group: the TU's name,
  * since a recording names functions, not their groups), and each recorded

@@ -1,6 +1,7 @@
 /*
- * out_text.c: the default output, dprint's line format (DESIGN.md section 3)
- * with each line prefixed by the event's time, [<seconds>.<9 digits>].
+ * out_text.c: the default output, dprint's line format (docs/design.md
+ * .use.dprint) with each line prefixed by the event's time,
+ * [<seconds>.<9 digits>].
  */
 #include <stdlib.h>
 #include <string.h>

@@ -19,6 +19,9 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -28,6 +31,13 @@
 #include "native.h"
 #include "rings.h"
 #include "salvage.h"
+
+/* The probe's patience (see probe): td_probe_stall_s without a message
+ * (the fuzz target shortens it), and one second more per PROBE_BYTES_PER_S
+ * of input, polled at most PROBE_POLL_MS apart. */
+unsigned td_probe_stall_s = 10;
+#define PROBE_BYTES_PER_S (16u << 20)
+#define PROBE_POLL_MS 50
 
 struct reader {
     td_output *out;
@@ -328,8 +338,14 @@ static int run(struct reader *r, bt_value *inputs, const char *path)
     return rc;
 }
 
+/* The probe child's progress, in memory shared with the parent: messages
+ * read so far. */
+static volatile uint64_t *probe_progress;
+
 static int null_event(void *self, const td_event *e)
 {
+    if (probe_progress)
+        __atomic_add_fetch(probe_progress, 1, __ATOMIC_RELAXED);
     return 0;
 }
 
@@ -338,18 +354,88 @@ static int null_finish(void *self)
     return 0;
 }
 
+/* The bytes of the regular files under inputs: babeltrace2 indexes every
+ * packet before its first message, so a larger recording may take longer
+ * to show one. */
+static uint64_t input_bytes;
+static int add_size(const char *path, const struct stat *st, int type, struct FTW *f)
+{
+    if (type == FTW_F)
+        input_bytes += (uint64_t)st->st_size;
+    return 0;
+}
+
+static unsigned stall_limit_s(bt_value *inputs)
+{
+    input_bytes = 0;
+    for (uint64_t i = 0; i < bt_value_array_get_length(inputs); i++)
+        nftw(bt_value_string_get(bt_value_array_borrow_element_by_index_const(inputs, i)),
+             add_size, 16, FTW_PHYS);
+    return td_probe_stall_s + (unsigned)(input_bytes / PROBE_BYTES_PER_S);
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Waits for the probe child; kills it if it reads no message for limit_s
+ * seconds (said, unless label is NULL). Its wait status, or -1. The naps
+ * start short: most probes end within milliseconds. */
+static int wait_probe(pid_t pid, unsigned limit_s, const volatile uint64_t *progress,
+                      const char *label)
+{
+    uint64_t seen = 0;
+    double moved = now_s();
+    long nap_ns = 100000;
+    int status;
+    for (;;) {
+        pid_t w = waitpid(pid, &status, WNOHANG);
+        if (w == pid)
+            return status;
+        if (w < 0)
+            return -1;
+        uint64_t read = __atomic_load_n(progress, __ATOMIC_RELAXED);
+        if (read != seen)
+            seen = read, moved = now_s();
+        else if (now_s() - moved >= limit_s) {
+            if (label) /* salvage.c's trials are not said one by one */
+                fprintf(stderr, "tf-dump: %s: babeltrace2 read no event for %u s (%llu read before): "
+                        "stopped; read as damaged\n", label, limit_s, (unsigned long long)read);
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            return -1;
+        }
+        struct timespec nap = {0, nap_ns};
+        nanosleep(&nap, NULL);
+        nap_ns = nap_ns * 2 > PROBE_POLL_MS * 1000000L ? PROBE_POLL_MS * 1000000L : nap_ns * 2;
+    }
+}
+
 /* babeltrace2 2.0 aborts on some damaged packets (an assertion in its ctf
- * plugin, found by tests/dump/fuzz_reader.c): a trace is read first in a
- * child with no output, and here only if the child lived. 0: read to the
- * end, -1: an error after some events, -2: refused or the reader died. */
-static int probe(bt_value *inputs)
+ * plugin, found by tests/dump/fuzz_reader.c), and on others loops forever
+ * indexing them, its memory growing (tests/dump/fuzz-regress/stall-*): a
+ * trace is read first in a child with no output, and here only if the
+ * child lived and ended. 0: read to the end, -1: an error after some
+ * events, -2: refused, or the reader died or stalled. */
+static int probe(bt_value *inputs, const char *label)
 {
     fflush(NULL);
+    unsigned limit_s = stall_limit_s(inputs);
+    volatile uint64_t *progress = mmap(NULL, sizeof *progress, PROT_READ | PROT_WRITE,
+                                       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (progress == MAP_FAILED)
+        return -2;
+    *progress = 0;
     pid_t pid = fork();
     if (pid == 0) {
         static const int fatal[] = {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL};
         for (int i = 0; i < 5; i++) /* a death here is an answer, not a crash to report */
             signal(fatal[i], SIG_DFL);
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* tf-dump killed: its probe goes too */
+        probe_progress = progress;
         td_output null = {NULL, null_event, null_finish, NULL};
         struct reader r = {.out = &null};
         int fd = open("/dev/null", O_WRONLY);
@@ -357,8 +443,9 @@ static int probe(bt_value *inputs)
             dup2(fd, 2); /* the real reading reports */
         _exit(-run(&r, inputs, ""));
     }
-    int status;
-    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+    int status = pid < 0 ? -1 : wait_probe(pid, limit_s, progress, label);
+    munmap((void *)progress, sizeof *progress);
+    if (status == -1 || !WIFEXITED(status))
         return -2;
     return -WEXITSTATUS(status);
 }
@@ -366,7 +453,7 @@ static int probe(bt_value *inputs)
 int td_ctf_readable(const char *dir)
 {
     bt_value *inputs = one_input(dir);
-    int ok = inputs && probe(inputs) == 0;
+    int ok = inputs && probe(inputs, NULL) == 0;
     bt_value_put_ref(inputs);
     return ok;
 }
@@ -381,7 +468,7 @@ static int run_salvaged(struct reader *r, bt_value *inputs, const char *path)
     char *root = dirs ? td_salvage(dirs, n) : NULL;
     free(dirs);
     bt_value *saved = root ? find_traces(root) : NULL;
-    if (saved && (probe(saved) == -2 || run(r, saved, path) == -2))
+    if (saved && (probe(saved, path) == -2 || run(r, saved, path) == -2))
         fprintf(stderr, "tf-dump: %s: nothing in it could be read\n", path);
     bt_value_put_ref(saved);
     if (root)
@@ -489,7 +576,7 @@ static int read_all(const char *const *paths, int n, td_output *out, const td_re
         td_trace_free(ts[i]);
     free(ts);
     if (rest && bt_value_array_get_length(rest)) {
-        int brc = probe(rest);
+        int brc = probe(rest, path);
         rc |= brc != -2 ? run(&r, rest, path) : run_salvaged(&r, rest, path);
     }
     if (r.discarded)

@@ -1,10 +1,10 @@
 /*
- * suggest.c: the overhead governor (issue 13 item 4). From a timing report
- * in JSON (TF_REPORT=x.json), `tf-dump --suggest-rules` writes rules-file
- * `exclude` lines for the functions whose traced cost dominates their own
- * work: self time per call at or below the measured hook overhead (the
- * report's at_overhead_floor) and called often enough that it matters. Each
- * line says the saving to expect: calls x the hook overhead per call.
+ * suggest.c: the overhead governor (docs/design.md .perf.governor). From a
+ * timing report in JSON (TF_REPORT=x.json), `tf-dump --suggest-rules` writes
+ * rules-file `exclude` lines for the functions whose traced cost dominates
+ * their own work: self time per call at or below the measured hook overhead
+ * (the report's at_overhead_floor) and called often enough that it matters.
+ * Each line says the saving to expect: calls x the hook overhead per call.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -62,7 +62,7 @@ static int read_timer(const char *path, json_t *t, size_t i, uint64_t min_calls,
     if (!json_is_integer(count) || json_integer_value(count) < 0 || !json_is_number(self))
         return bad(path, "no count or self_ns number", i);
     if (!json_is_number(hooks) || !json_is_boolean(floor))
-        return bad(path, "no hooks_ns or at_overhead_floor (a report of a libtf before issue 13?)", i);
+        return bad(path, "no hooks_ns or at_overhead_floor (a report of a libtf from before --suggest-rules?)", i);
     if (strcmp(json_string_value(kind), "function") != 0 || !json_is_true(floor) ||
         (uint64_t)json_integer_value(count) < min_calls)
         return -1; /* rules exclude functions, not info pairs */

@@ -1,5 +1,5 @@
 /*
- * lttng.h: the factory `lttng` (DESIGN.md section 11), in its own library so
+ * lttng.h: the factory `lttng` (docs/design.md .lttng), in its own library so
  * that libtf never depends on liblttng-ust: link -ltf-lttng to call it from
  * code. TF_MONITORS='group=lttng' needs no link: libtf loads libtf-lttng.so
  * from its own directory on first use.

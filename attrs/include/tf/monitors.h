@@ -19,7 +19,8 @@ extern "C" {
 /* Does nothing; for measuring the cost of the hooks themselves. */
 tf_factory *tf_noop(void);
 
-/* One whole line per event on out, in the dprint format of DESIGN.md section 3. */
+/* One whole line per event on out, in dprint's format (docs/design.md
+ * .use.dprint). */
 tf_factory *tf_dprint(FILE *out);
 
 /* Keeps each thread's stack of current calls with their arguments. */

@@ -1,5 +1,5 @@
 /*
- * record.h: the flight recorder (DESIGN.md section 9; README "Recording").
+ * record.h: the flight recorder (docs/design.md .rec; README "Recording").
  * Events are kept per thread in memory and written as a CTF 1.8 trace
  * (docs/trace-format.md) at exit, on a fatal signal, or when asked here.
  */

@@ -1,5 +1,5 @@
 /*
- * registry.h: the MethodMonitorRegistry (DESIGN.md section 5).
+ * registry.h: the MethodMonitorRegistry (docs/design.md .reg).
  *
  * Groups are identified by name across the process. A factory registered on a
  * group reaches every TU's holder for that group and for all its (transitive)

@@ -1,5 +1,5 @@
 /*
- * tf.h: the source annotations of TF (DESIGN.md section 2, a contract).
+ * tf.h: the source annotations of TF (docs/design.md .attr, a contract).
  *
  *   TF_GROUP(io_read);                 a monitor group (Java: @MethodMonitorGroup)
  *   TF_GROUP(io, io_read, io_write);   group io with subgroups io_read and io_write

@@ -1,5 +1,5 @@
 /*
- * timing.h: timing points (DESIGN.md section 6; Java: the ORB's newtimer
+ * timing.h: timing points (docs/design.md .timing; Java: the ORB's newtimer
  * TimerManager, Timer, TimerGroup).
  *
  * Every monitored function is a timing point (its enter/exit are the point's

@@ -1,6 +1,6 @@
 /*
- * types.h: the monitor interface (DESIGN.md section 4, a contract) and the
- * translation-unit descriptor that both compiler plugins emit.
+ * types.h: the monitor interface (docs/design.md .shape.monitor, a contract)
+ * and the translation-unit descriptor that both compiler plugins emit.
  *
  * The descriptor structs are an ABI: the GCC and Clang plugins build them as
  * static data from the same table, <tf/abi.def>, that this header expands;

@@ -1,5 +1,5 @@
-# tf-ctl as a client (issue 24 item 3): it checks what the server checks,
-# escapes what it prints and bounds what it reads. Fake servers (python)
+# tf-ctl as a client (docs/design.md .ctl.client): it checks what the server
+# checks, escapes what it prints and bounds what it reads. Fake servers (python)
 # play a hostile program; as root, another user (uid 65534) plants them.
 fake=$work/fake.py
 cat >"$fake" <<'PY'

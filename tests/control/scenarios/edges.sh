@@ -1,5 +1,5 @@
-# The control socket's edges (issue 24 item 6): each limit named and said,
-# a NUL refused, a last line without its newline served, every connection
+# The control socket's edges (docs/design.md .ctl.limits): each limit named and
+# said, a NUL refused, a last line without its newline served, every connection
 # its own deadline (silent clients never lock tf-ctl out).
 start_app TF_MONITORS='app=timing'
 python3 - "$work/run/tf/$pid.sock" >edges.txt <<'PY' || fail "edges: $(cat edges.txt)"

@@ -1,7 +1,8 @@
-# Per-function selection (issue 15 item 2) on generated code: TF_SELECT at
-# start, tf-ctl select / deselect / selection, each checked against the exact
-# trace of the main thread's calls (the 4 serving threads call handle(0) and
-# step(0), whose lines are left out), bad items, items that matched nothing.
+# Per-function selection (docs/design.md .ctl.select) on generated code:
+# TF_SELECT at start, tf-ctl select / deselect / selection, each checked against
+# the exact trace of the main thread's calls (the 4 serving threads call
+# handle(0) and step(0), whose lines are left out), bad items, items that
+# matched nothing.
 start_app TF_MONITORS='app=dprint' TF_SELECT='-step' TF_OUTPUT="$work/out.txt" TF_OUTPUT_BUFFER=line
 # Each group has its own dprint monitor with its own depth: step is not indented.
 mine() { grep -v -e 'id=0,' -e '(n=0)' -e '<-(0)$' out.txt; }

@@ -1,4 +1,5 @@
-# Where a request may write, and what (issue 24 items 2 and 5): report and
+# Where a request may write, and what (docs/design.md .ctl.paths,
+# .files.replace): report and
 # snapshot only in the working directory or TF's directories unless
 # TF_CONTROL=anywhere; never over a file TF did not write; the same report
 # twice; triggers reclaimed when removed.
