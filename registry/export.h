@@ -49,6 +49,21 @@ void tf__registry_watch(tf_factory *f, int (*wants)(tf_factory *f, const tf_tu *
 /* The watchdog (runtime/watchdog) watches every monitored function: f (NULL:
  * none) joins every holder, last, and every holder is recomputed. */
 void tf__registry_watch_every(tf_factory *f);
+/* The overhead budget (runtime/budget) measures every holder that has a
+ * monitor: f (NULL: none) joins such holders last, after the watchdog's, and
+ * the runtime's maker makes it the layer around the others; every holder is
+ * recomputed. Holders without a monitor stay NULL. */
+void tf__registry_meter(tf_factory *f);
+/* The budget's own switch, beside the selection (docs/design.md
+ * .budget.shed): shed nonzero keeps the monitored functions ids[0..n) of tu
+ * on the off path (NULL slot) whatever the selection says; 0 gives them back
+ * to it. TF_OK, TF_ENOENT (tu is not registered: unloaded meanwhile),
+ * TF_EINVAL (tu has no per-function slots, TF_TU_ABI < 3). Takes the lock. */
+int tf__registry_shed(const tf_tu *tu, const uint32_t *ids, size_t n, int shed);
+/* Every function the budget switched off follows the selection again. */
+void tf__registry_unshed_all(void);
+/* 1 if the budget keeps function id of tu off. */
+int tf__registry_shed_get(const tf_tu *tu, int id);
 
 /* Calls fn with each group a registered TU has declared or used (groups are
  * never forgotten, so at exit too), until fn returns nonzero, and returns

@@ -77,7 +77,7 @@ struct slot {               /* one group of a TU */
 struct tu_entry {
     tf_tu *tu;
     struct slot *slots;     /* tu->ngroups of them */
-    unsigned char *off;     /* ABI 3 (tu->slots): off[id], function id is deselected */
+    unsigned char *off;     /* ABI 3 (tu->slots): off[id], why function id is off: OFF_* bits */
     int warned;             /* an unslotted TU the selection could not apply to */
     int dying;              /* being unregistered: no more monitors made for it */
     struct tu_entry *next;
@@ -95,6 +95,7 @@ static struct tu_entry *tus;
 static tf_factory *watcher;
 static int (*watcher_wants)(tf_factory *f, const tf_tu *tu, uint32_t group);
 static tf_factory *everywhere; /* the watchdog's (tf__registry_watch_every) */
+static tf_factory *meter;      /* the overhead budget's (tf__registry_meter) */
 static void (*observer)(const tf_tu *tu); /* tf__registry_observe */
 static tf__monitor_maker maker;
 static volatile int exiting;
@@ -344,7 +345,8 @@ static int factories_for(struct group *h, struct factory_set *s)
 static int watch_set(const tf_tu *tu, uint32_t group, struct factory_set *s)
 {
     int rc = watcher && watcher_wants(watcher, tu, group) ? set_add(s, watcher) : 0;
-    return rc == 0 && everywhere ? set_add(s, everywhere) : rc;
+    rc = rc == 0 && everywhere ? set_add(s, everywhere) : rc;
+    return rc == 0 && meter && s->n ? set_add(s, meter) : rc; /* around what is there */
 }
 
 static void set_free(struct factory_set *s)
@@ -414,6 +416,11 @@ static struct made *made_add(struct slot *s, tf_factory *const *set, int n, tf_m
 
 /* ---- function slots (ABI 3) ------------------------------------------------- */
 
+/* Why a function is off; either keeps its slot NULL. The selection is the
+ * user's (TF_SELECT, tf_select, tf-ctl select); the budget's is libtf's own
+ * (runtime/budget, docs/design.md .budget.shed), and survives a new selection. */
+enum { OFF_SELECT = 1, OFF_BUDGET = 2 };
+
 static int slotted(const tf_tu *tu)
 {
     return tu->abi >= 3 && tu->size >= offsetof(tf_tu, slots) + sizeof tu->slots && tu->slots;
@@ -448,7 +455,7 @@ static void select_tu(struct tu_entry *e)
             continue;
         int off = !tf__select_wants(tu, tu->names[id].name);
         if (e->off)
-            e->off[id] = (unsigned char)off;
+            e->off[id] = (unsigned char)((e->off[id] & ~OFF_SELECT) | (off ? OFF_SELECT : 0));
         else if (off && !skipped++)
             example = tu->names[id].name;
     }
@@ -710,7 +717,7 @@ TF_API int tf_selected(const tf_tu *tu, int id)
     while (e && e->tu != tu)
         e = e->next;
     if (e && id >= 0 && (uint32_t)id < tu->nnames && (tu->names[id].flags & TF_NAME_MONITOR))
-        rc = e->off ? !e->off[id] : tf__select_wants(tu, tu->names[id].name);
+        rc = e->off ? !(e->off[id] & OFF_SELECT) : tf__select_wants(tu, tu->names[id].name);
     pthread_mutex_unlock(&lock);
     return rc;
 }
@@ -730,6 +737,53 @@ void tf__registry_watch_every(tf_factory *f)
     everywhere = f;
     pthread_mutex_unlock(&lock);
     settle();
+}
+
+void tf__registry_meter(tf_factory *f)
+{
+    pthread_mutex_lock(&lock);
+    meter = f;
+    pthread_mutex_unlock(&lock);
+    settle();
+}
+
+/* ---- the budget's switch (runtime/budget) --------------------------------------- */
+
+static struct tu_entry **tu_link(const tf_tu *tu);
+
+int tf__registry_shed(const tf_tu *tu, const uint32_t *ids, size_t n, int shed)
+{
+    pthread_mutex_lock(&lock);
+    struct tu_entry *e = *tu_link(tu);
+    int rc = !e ? TF_ENOENT : !e->off ? TF_EINVAL : TF_OK;
+    for (size_t i = 0; rc == TF_OK && i < n; i++)
+        if (ids[i] < tu->nnames && (tu->names[ids[i]].flags & TF_NAME_MONITOR))
+            e->off[ids[i]] = (unsigned char)(shed ? e->off[ids[i]] | OFF_BUDGET
+                                                  : e->off[ids[i]] & ~OFF_BUDGET);
+    if (rc == TF_OK)
+        write_slots(e);
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+
+void tf__registry_unshed_all(void)
+{
+    pthread_mutex_lock(&lock);
+    for (struct tu_entry *e = tus; e; e = e->next) {
+        for (uint32_t id = 0; e->off && id < e->tu->nnames; id++)
+            e->off[id] &= (unsigned char)~OFF_BUDGET;
+        write_slots(e);
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+int tf__registry_shed_get(const tf_tu *tu, int id)
+{
+    pthread_mutex_lock(&lock);
+    struct tu_entry *e = *tu_link(tu);
+    int shed = e && e->off && id >= 0 && (uint32_t)id < tu->nnames && (e->off[id] & OFF_BUDGET);
+    pthread_mutex_unlock(&lock);
+    return shed;
 }
 
 void tf__registry_observe(void (*fn)(const tf_tu *tu))

@@ -179,6 +179,7 @@ TF_API size_t tf_monitor_parts(tf_monitor *m, tf_monitor **out, size_t max)
 {
     if (!m)
         return 0;
+    m = tf__budget_inner(m); /* the budget's meter only measures: its parts are the ones inside */
     if (!is_composed(m)) {
         if (out && max)
             out[0] = tf__unguard(m);

@@ -62,6 +62,8 @@ static const struct var vars[] = {
      "record: 1 keeps argument and result values, 0 only functions and times"},
     {"TF_WATCHDOG", tf__parse_watchdog, NULL, NULL,
      "DURATION[,ACTION...]: report calls open longer than DURATION, hangs, lock cycles (README: when it hangs or dies)"},
+    {"TF_BUDGET", tf__parse_budget, NULL, NULL,
+     "PERCENT, e.g. 5%: switch off the functions whose hooks cost more than that of the program's time (README: overhead budget)"},
     {"TF_SAMPLE", tf__parse_sample, NULL, NULL,
      "DURATION between samples of RSS, threads, fds, context switches into the recording (default 1s with TF_WATCHDOG)"},
     {"TF_OVERWRITE", tf__parse_one_of, "0|1", "0",

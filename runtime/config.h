@@ -35,6 +35,7 @@ tf__config_parser tf__parse_size;   /* bytes, suffixes K, M, G; arg: "MIN|MAX" i
 tf__config_parser tf__parse_ms;     /* milliseconds, digits only; arg: "MIN|MAX" */
 tf__config_parser tf__parse_watchdog; /* TF_WATCHDOG's DURATION[,ACTION...] (runtime/watchdog/config.c) */
 tf__config_parser tf__parse_sample;   /* TF_SAMPLE's DURATION (runtime/watchdog/config.c) */
+tf__config_parser tf__parse_budget;   /* TF_BUDGET's PERCENT (runtime/budget/config.c) */
 
 /* A size as tf__parse_size reads it ("64K", "4096"), 0 if malformed. */
 unsigned long long tf__config_size(const char *s);

@@ -54,9 +54,10 @@ __attribute__((constructor)) static void tf_init(void)
 {
     pthread_atfork(fork_prepare, fork_parent, fork_child);
     tf__untraced_init(); /* first: says its count after every other exit handler ran */
-    tf__registry_set_maker(tf__compose_create);
+    tf__registry_set_maker(tf__budget_make);
     tf__config_init();
     tf__permission_init();
+    tf__budget_init(); /* before TF_MONITORS: their monitors are made with the meter at once */
     tf__dprint_init();
     tf__env_init();
     tf__control_init();

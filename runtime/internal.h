@@ -322,6 +322,14 @@ void tf__watchdog_fork(int phase);
 int tf__watchdog_stacks(FILE *out, char *err, size_t len);
 void tf__watchdog_heartbeat(FILE *out);
 int tf__watchdog_control(const char *spec, const char *who, FILE *out, char *err, size_t len);
+/* TF_BUDGET (runtime/budget), before environment activation; its fork
+ * function (locks.h row budget); tf-ctl PID budget [SPEC] (NULL: show). The
+ * registry's maker: the meter around the composition while a budget runs. */
+void tf__budget_init(void);
+void tf__budget_fork(int phase);
+int tf__budget_control(const char *spec, const char *who, FILE *out, char *err, size_t len);
+tf_monitor *tf__budget_make(tf_factory *const *fs, size_t n, const tf_tu *tu);
+tf_monitor *tf__budget_inner(tf_monitor *m);
 /* The manager of the `timing` factory if TF_MONITORS or tf-ctl ever asked
  * for it, else NULL (tf-ctl report). */
 struct tf_timing_manager *tf__timing_env_existing(void);

@@ -46,9 +46,14 @@
  * factories   factories.c. Factories by name, which one is being made and
  *             by whom, the libraries tried. Held: none. Child: a factory
  *             another thread was making is made again when asked.
+ * budget      budget/funcs.c, budget/budget.h. The functions the meter
+ *             counts (their ranges of indices), the budget's decisions, its
+ *             thread's wake-ups and state. Held: env (a monitor made while
+ *             TF_MONITORS is applied gets its meter's range). The budget
+ *             thread takes registry and record under it. Child: its own budget thread, if one ran.
  * registry    ../registry/registry.c. Groups, TUs, holders, the selection,
- *             the settles running. Held: env. Child: other threads' settles
- *             are dropped and the condition made anew.
+ *             the settles running. Held: env, budget. Child: other threads'
+ *             settles are dropped and the condition made anew.
  * hints       hints.c. The names TF_SELECT and TF_TRIGGERS wait for, checked
  *             as each TU registers (the registry's observer). Held: registry.
  *             Child: released.
@@ -63,8 +68,9 @@
  *             threads it lacks forgotten.
  * record      record/pool.c (a spinlock: the packet pool, a hook's slow path),
  *             then record/classes.c (the recorder's TUs, event classes and
- *             metadata pieces). Held: the pool's before the classes'. Child:
- *             rings of its own, in a directory of its own.
+ *             metadata pieces). Held: the pool's before the classes'; budget
+ *             (a decision recorded). Child: rings of its own, in a directory
+ *             of its own.
  * files       files.c. The files TF has open, for the one-variable-per-file
  *             check. Held: env, or any row above (a leaf). Child: drops the
  *             files its parent's threads had open for a report.
@@ -88,6 +94,7 @@
     X(watchdog, "watchdog/scan.c watchdog/locks.c", tf__watchdog_fork)        \
     X(env, "env.c", tf__env_fork)                                              \
     X(factories, "factories.c", tf__factories_fork)                           \
+    X(budget, "budget/funcs.c budget/budget.h", tf__budget_fork)              \
     X(registry, "../registry/registry.c", tf__registry_fork)                  \
     X(hints, "hints.c", tf__hints_fork)                                        \
     X(permission, "../registry/permission.c", tf__permission_fork)            \

@@ -98,10 +98,10 @@ static int list_functions(const tf_tu *tu, void *arg)
         if (!(n->flags & TF_NAME_MONITOR) || !glob_matches(q->glob, tu, n->name))
             continue;
         const char *group = n->group >= 0 ? tu->groups[n->group].name : "?";
-        int selected = tf_selected(tu, (int)id) == 1;
-        int on = n->group >= 0 && selected && tf_monitor_for_tu(tu, group);
-        fprintf(q->out, "%s.%s\t%s\t%s\t%s\n", tu->name, n->name, group, on ? "on" : "off",
-                selected ? "selected" : "deselected");
+        int selected = tf_selected(tu, (int)id) == 1, shed = tf__registry_shed_get(tu, (int)id);
+        int on = n->group >= 0 && selected && !shed && tf_monitor_for_tu(tu, group);
+        fprintf(q->out, "%s.%s\t%s\t%s\t%s%s\n", tu->name, n->name, group, on ? "on" : "off",
+                selected ? "selected" : "deselected", shed ? "\tdeselected by the budget" : "");
         q->listed++;
     }
     return 0;
@@ -269,7 +269,7 @@ static const char usage[] =
     "commands: status | groups | functions [GLOB] | register GROUP=FACTORY[+FACTORY...] "
     "[if CONDITION] | clear GROUP | select [+|-]GLOB[,...] | deselect GLOB[,...] | "
     "selection [clear] | snapshot [DIR] | report [FILE] | trigger TRIGGER | triggers | untrigger N | "
-    "stacks | watchdog DURATION[,ACTION...]|off | heartbeat\n";
+    "stacks | watchdog DURATION[,ACTION...]|off | heartbeat | budget [PERCENT|off]\n";
 
 /* Commands taking the rest of the line; the cursor is after the command word. */
 static int with_rest(const char *cmd, tf_cursor *c, FILE *body, const char *who)
@@ -325,6 +325,9 @@ static int with_rest(const char *cmd, tf_cursor *c, FILE *body, const char *who)
         rc = n ? tf__watchdog_control(word, who, body, err, sizeof err)
                : tf__cur_fail(c, "watchdog needs DURATION[,ACTION...] or off");
         c->i = rc && n ? at : c->i; /* an error points at the argument */
+    } else if (strcmp(cmd, "budget") == 0) {
+        rc = tf__budget_control(n ? word : NULL, who, body, err, sizeof err);
+        c->i = rc && n ? at : c->i;
     }
     if (rc == -2)
         return -2;

@@ -411,6 +411,43 @@ int rt_record_counters(const uint64_t v[RC_NCOUNTERS])
     return p ? 0 : -1;
 }
 
+/* tf:budget (events.def): the budget thread, between its own events as any
+ * event is. */
+static size_t cut(const char *s)
+{
+    size_t n = strlen(s);
+    return n < RC_BUDGET_STR ? n : RC_BUDGET_STR;
+}
+
+int rt_record_budget(const double v[RC_NBUDGET], const char *func, const char *action)
+{
+    rt_ring *r = rt_ring_self();
+    if (!r)
+        return -1;
+    if (r->busy) {
+        rt_lost(r, TFR_LOST_NESTED, 1);
+        return -1;
+    }
+    r->busy = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    uint64_t now = now_for(r);
+    size_t nv = RC_NBUDGET * sizeof v[0], nf = cut(func), na = cut(action);
+    unsigned char *p = rt_ring_reserve(r, 13 + nv + nf + 1 + na + 1, now);
+    if (p) {
+        put_header(&p, r, RC_BUDGET, now);
+        memcpy(p, v, nv);
+        p += nv;
+        memcpy(p, func, nf);
+        p[nf] = 0;
+        p += nf + 1;
+        memcpy(p, action, na);
+        p[na] = 0;
+        rt_ring_commit(r, p + na + 1, now);
+    }
+    end(r);
+    return p ? 0 : -1;
+}
+
 /* ---- monitors and the factory ------------------------------------------------ */
 
 static void r_clear(tf_monitor *self) {}

@@ -147,6 +147,13 @@ enum { RC_ENTER, RC_EXIT, RC_INFO, RC_EXC, RC_WIDE = 4, RC_SIGNAL = 8, RC_FIRST_
  * (counted lost by its cause). */
 enum { RC_COUNTERS = 9, RC_NCOUNTERS = 5 };
 int rt_record_counters(const uint64_t v[RC_NCOUNTERS]);
+/* tf:budget, a decision of the overhead budget (runtime/budget): a fixed
+ * class of events.def. One event in the calling thread's ring: v[] is
+ * calls_per_s, ns_per_call, share_pct, overhead_pct, budget_pct; then the
+ * function and the action (each cut at RC_BUDGET_STR bytes). 0, or -1 if
+ * it could not be kept (counted lost by its cause). */
+enum { RC_BUDGET = 10, RC_NBUDGET = 5, RC_BUDGET_STR = 255 };
+int rt_record_budget(const double v[RC_NBUDGET], const char *func, const char *action);
 #define RC_COMPACT_MAX 30u
 uint32_t rc_tu_base(const tf_tu *tu);
 /* The class id for an event of kind (RC_ENTER..RC_EXC) with values vals[n]

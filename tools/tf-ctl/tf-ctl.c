@@ -53,6 +53,7 @@ static const char help[] =
     "  stacks                          every thread's open monitored calls now (a watchdog runs)\n"
     "  watchdog DURATION[,ACTION...]|off  start, change or stop the watchdog (TF_WATCHDOG)\n"
     "  heartbeat                       the watchdog, calls entered and left so far, open now\n"
+    "  budget [PERCENT|off]            the overhead budget (TF_BUDGET): what it switched off; set, stop\n"
     "CONDITION: time|depth|ARGUMENT OP VALUE [and ...], OP one of == != < <= > >=\n"
     "  e.g. 'if time > 10ms', 'if depth <= 2 and fd == 3', 'if path == \"/etc\"'\n"
     "EVENT: enter, exit, throw. ACTION: register GROUP=..., clear GROUP, snapshot, report\n"

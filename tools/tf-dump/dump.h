@@ -12,8 +12,9 @@
 
 #include <tf/types.h>
 
-/* TD_COUNTERS, the watchdog's resource samples, go to td_output.counters only. */
-typedef enum td_kind { TD_ENTER, TD_EXIT, TD_INFO, TD_EXCEPTION, TD_SIGNAL, TD_COUNTERS } td_kind;
+/* TD_COUNTERS, the watchdog's resource samples, and TD_BUDGET, the overhead
+ * budget's decisions, go to td_output.counters only. */
+typedef enum td_kind { TD_ENTER, TD_EXIT, TD_INFO, TD_EXCEPTION, TD_SIGNAL, TD_COUNTERS, TD_BUDGET } td_kind;
 
 /* Valid only during the call it is passed to. */
 typedef struct td_event {
@@ -45,7 +46,10 @@ typedef struct td_output {
     int (*event)(void *self, const td_event *e); /* nonzero: stop, a write failed */
     int (*finish)(void *self);                   /* also after damage; nonzero: failed */
     /* tf:counters, the watchdog's resource samples: e->args are the counters
-     * by name (unsigned), func is "counters". NULL: the output shows none. */
+     * by name (unsigned), func is "counters"; and tf:budget, a decision of
+     * the overhead budget: func is "budget", e->args its fields (numbers,
+     * then the function and the action as strings). NULL: the output shows
+     * neither. */
     int (*counters)(void *self, const td_event *e);
 } td_output;
 

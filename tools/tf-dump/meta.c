@@ -620,9 +620,9 @@ static int assignments(parser *P, void (*entry)(parser *, const char *))
 static int kind_of(const char *name)
 {
     static const char *const names[] = {"tf:enter", "tf:exit", "tf:info", "tf:exception", "tf:signal",
-                                        "tf:counters"};
-    static const int kinds[] = {TD_ENTER, TD_EXIT, TD_INFO, TD_EXCEPTION, TD_SIGNAL, TD_COUNTERS};
-    for (int i = 0; i < 6; i++)
+                                        "tf:counters", "tf:budget"};
+    static const int kinds[] = {TD_ENTER, TD_EXIT, TD_INFO, TD_EXCEPTION, TD_SIGNAL, TD_COUNTERS, TD_BUDGET};
+    for (int i = 0; i < 7; i++)
         if (!strcmp(name, names[i]))
             return kinds[i];
     return -1;

@@ -498,6 +498,7 @@ static const char *const known[][4] = {
     [TD_EXCEPTION] = {"func", "kind", "type", NULL},
     [TD_SIGNAL] = {"signal", "code", "addr", NULL},
     [TD_COUNTERS] = {NULL}, /* every field is a counter, an argument */
+    [TD_BUDGET] = {NULL},   /* every field an argument: "function" is no "func" */
 };
 
 static int is_known(int kind, const char *name)
@@ -571,7 +572,10 @@ static void fill(stream *s, const tt_class *cls)
     e->pid = s->trace->meta.pid;
     e->tid = s->tid;
     e->thread = s->thread;
-    e->func = e->kind == TD_SIGNAL ? "" : e->kind == TD_COUNTERS ? "counters" : "?";
+    e->func = e->kind == TD_SIGNAL     ? ""
+              : e->kind == TD_COUNTERS ? "counters"
+              : e->kind == TD_BUDGET   ? "budget"
+                                       : "?";
 }
 
 static int64_t to_ns(const td_meta *m, uint64_t cycles)
@@ -694,7 +698,7 @@ static int emit(stream *s, td_output *out)
     }
     if (e->result)
         e->result = &s->result.v;
-    if (e->kind == TD_COUNTERS)
+    if (e->kind == TD_COUNTERS || e->kind == TD_BUDGET)
         return out->counters ? out->counters(out->self, e) : 0;
     return out->event(out->self, e);
 }

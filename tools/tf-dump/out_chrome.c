@@ -87,12 +87,19 @@ static void begin(struct chrome *c, int64_t ns)
 }
 
 /* A C event per counter: Perfetto draws each name as its own counter track
- * of the process (bytes and counts never share a scale). */
+ * of the process (bytes and counts never share a scale). A decision of the
+ * budget is an instant event of the process, with its fields. */
 static int c_counters(void *self, const td_event *e)
 {
     struct chrome *c = self;
     begin(c, e->ns);
     td_thread t = {.pid = e->pid, .tid = e->tid};
+    if (strcmp(e->func, "budget") == 0) {
+        head(c, "i", "budget", &t, e->ns);
+        fputs(",\"s\":\"p\"", c->out);
+        args(c, e);
+        return ferror(c->out) != 0;
+    }
     for (uint32_t i = 0; i < e->nargs; i++) {
         const char *name = e->args[i].name ? e->args[i].name : "?";
         head(c, "C", name, &t, e->ns);

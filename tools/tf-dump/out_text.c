@@ -92,18 +92,19 @@ static int t_event(void *self, const td_event *e)
         fputs(")", out);
         break;
     case TD_COUNTERS: /* they come to t_counters, never here */
+    case TD_BUDGET:
         break;
     }
     return putc('\n', out) == EOF;
 }
 
-/* "[time] (thread): counters rss=..., threads=..." */
+/* "[time] (thread): counters rss=..., threads=..." (or budget ...) */
 static int t_counters(void *self, const td_event *e)
 {
     FILE *out = self;
     uint64_t ns = (uint64_t)e->ns;
-    fprintf(out, "[%llu.%09llu] (%s): counters ", (unsigned long long)(ns / 1000000000),
-            (unsigned long long)(ns % 1000000000), e->thread);
+    fprintf(out, "[%llu.%09llu] (%s): %s ", (unsigned long long)(ns / 1000000000),
+            (unsigned long long)(ns % 1000000000), e->thread, e->func);
     put_args(out, e);
     return putc('\n', out) == EOF;
 }

@@ -70,13 +70,13 @@ static int kind_of(const char *name, td_kind *kind)
     return 0;
 }
 
-/* tf:counters to the outputs that show them (dump.h). */
-static void on_counters(struct reader *r, const bt_message *msg)
+/* tf:counters and tf:budget to the outputs that show them (dump.h). */
+static void on_counters(struct reader *r, const bt_message *msg, const char *word)
 {
     td_fields f;
     td_fields_init(&f, TD_ENTER);
     td_fields_of_event(&f, bt_message_event_borrow_event_const(msg));
-    f.e.func = "counters";
+    f.e.func = word;
     f.e.ns = clock_ns(msg);
     if (!r->failed && r->out->counters && r->out->counters(r->out->self, &f.e))
         r->failed = 1;
@@ -89,7 +89,9 @@ static void on_event(struct reader *r, const bt_message *msg)
     const char *name = bt_event_class_get_name(bt_event_borrow_class_const(ev));
     td_kind kind;
     if (name && strcmp(name, "tf:counters") == 0)
-        return on_counters(r, msg);
+        return on_counters(r, msg, "counters");
+    if (name && strcmp(name, "tf:budget") == 0)
+        return on_counters(r, msg, "budget");
     if (!kind_of(name, &kind))
         return; /* an LTTng session holds other providers' events too */
     td_fields f;

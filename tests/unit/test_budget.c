@@ -1,0 +1,408 @@
+/* The overhead budget (runtime/budget): the spelling of TF_BUDGET and its
+ * exact messages; the choice of what to switch off, cheapest to lose first;
+ * the meter between hooks and monitors (what the wrapped monitor sees, the
+ * counts, a sampled call's entry dropped after a longjmp); the registry's
+ * switch beside the selection. The budget is libtf's hidden code, so this
+ * test links libtf's objects in instead of libtf.so. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "../../runtime/budget/budget.h"
+#include "../../runtime/config.h"
+
+/* ---- TF_BUDGET's spelling ------------------------------------------------------ */
+
+static void parses(const char *text, double budget, const char *shown)
+{
+    double b = -1;
+    char why[256], out[32];
+    const char *problem = bg_parse(text, &b, why, sizeof why);
+    if (problem)
+        fail_msg("'%s': %s", text, problem);
+    assert_true(b > budget - 1e-12 && b < budget + 1e-12);
+    bg_format(b, out, sizeof out);
+    if (shown)
+        assert_string_equal(out, shown);
+}
+
+static void refused(const char *text, const char *expected)
+{
+    char why[256];
+    const char *problem = tf__parse_budget(text, NULL, why, sizeof why);
+    assert_non_null(problem);
+    assert_string_equal(problem, expected);
+}
+
+static void test_spelling(void **state)
+{
+    static const char pct[] = "is not a percentage: a number and '%', e.g. 5%";
+    static const char range[] = "is not a budget from 0.1% to 1000%";
+    parses("5%", 0.05, "5%");
+    parses("0.5%", 0.005, "0.5%");
+    parses("12.25%", 0.1225, "12.25%");
+    parses("0.1%", 0.001, "0.1%");
+    parses("1000%", 10, "1000%");
+    parses("007%", 0.07, "7%");
+    parses("off", 0, NULL); /* tf-ctl's spelling */
+    refused("5", pct);
+    refused("%", pct);
+    refused("5 %", pct);
+    refused(" 5%", pct);
+    refused("5.%", pct);
+    refused(".5%", pct);
+    refused("5%%", pct);
+    refused("+5%", pct);
+    refused("5,5%", pct);
+    refused("0%", range);
+    refused("0.09%", range);
+    refused("1000.01%", range);
+    refused("123456789012345678901234567890%", range);
+    refused("off", "is not a percentage ('off' is for tf-ctl; leave TF_BUDGET unset)");
+}
+
+/* ---- the choice ---------------------------------------------------------------- */
+
+/* hot: 50 ns of hooks on 2 ns of its own; leaf: 50 on 10; big: 50 on 1000;
+ * rare: never sampled (its span unknown). */
+static void fill(bg_est v[4])
+{
+    v[0] = (bg_est){0, 20, 1000, 50, 2, 0};     /* hot */
+    v[1] = (bg_est){1, 20, 1000, 50, 1000, 0};  /* big */
+    v[2] = (bg_est){2, 10, 500, 50, -1, 0};     /* rare */
+    v[3] = (bg_est){3, 1, 10, 50, 10, 0};       /* leaf */
+}
+
+static int shed_of(const bg_est *v, size_t n, uint32_t index)
+{
+    for (size_t i = 0; i < n; i++)
+        if (v[i].index == index)
+            return v[i].shed;
+    fail_msg("no estimate %u", index);
+    return -1;
+}
+
+static void test_choice(void **state)
+{
+    bg_est v[4];
+    fill(v);
+    /* 2510 ns of hooks within 3000: nothing */
+    assert_true(bg_choose(v, 4, 3000, 0) == 2510);
+    for (uint32_t i = 0; i < 4; i++)
+        assert_int_equal(shed_of(v, 4, i), 0);
+    /* within 1000: hot first (25 ns of hooks a ns of its own), then big
+     * (0.05): 510 left. leaf (5) comes between them but saves 10 of the 1510
+     * to save, less than a hundredth: kept; rare, of unknown span, last */
+    fill(v);
+    assert_true(bg_choose(v, 4, 1000, 0) == 510);
+    assert_int_equal(shed_of(v, 4, 0), 1);
+    assert_int_equal(shed_of(v, 4, 1), 1);
+    assert_int_equal(shed_of(v, 4, 3), 0);
+    assert_int_equal(shed_of(v, 4, 2), 0);
+    /* within 1600, hot alone */
+    fill(v);
+    assert_true(bg_choose(v, 4, 1600, 0) == 1510);
+    assert_int_equal(shed_of(v, 4, 0), 1);
+    assert_int_equal(shed_of(v, 4, 1), 0);
+    assert_int_equal(shed_of(v, 4, 3), 0);
+    /* what nothing switches off counts, and may leave the budget unmet:
+     * every function goes, leaf too, once the worthwhile ones were not enough */
+    fill(v);
+    assert_true(bg_choose(v, 4, 1000, 2000) == 2000);
+    for (uint32_t i = 0; i < 4; i++)
+        assert_int_equal(shed_of(v, 4, i), 1);
+    /* when little is to be saved, small functions are worth it, cheapest to
+     * lose first: leaf (10) covers an excess of 5, and big stays */
+    fill(v);
+    v[0].cost_ns = 0; /* hot did not run in this window */
+    assert_true(bg_choose(v, 4, 1505, 0) == 1500);
+    assert_int_equal(shed_of(v, 4, 3), 1);
+    assert_int_equal(shed_of(v, 4, 1), 0);
+    assert_int_equal(shed_of(v, 4, 0), 0); /* nothing to save by it */
+}
+
+/* ---- the meter ------------------------------------------------------------------- */
+
+static tf_monitor *holder, *slots[2];
+static const tf_tu_group groups[] = {{"bg_test", &holder}};
+static const tf_name names[] = {
+    {"callee", TF_NAME_MONITOR, 0, "bg.c", 1, 0},
+    {"other", TF_NAME_MONITOR, 0, "bg.c", 2, 0},
+};
+static const tf_group_decl decls[] = {{"bg_test", NULL, 0, 0}};
+static tf_tu bg_tu_desc = {TF_TU_ABI, sizeof(tf_tu), "src/bg.c", "bg", 2, 1, 1, 0,
+                           names, groups, decls, "test", slots};
+
+/* A monitor noting what it sees: the stack position of each event (as
+ * monitors read it) and the events in order. */
+static uintptr_t seen[8];
+static char events[64];
+static int nseen, nevents;
+static void r_enter(tf_monitor *self, int id, const tf_args *args)
+{
+    seen[nseen++ & 7] = TF_CALLER_SP();
+    events[nevents++ & 63] = id ? 'E' : 'e';
+}
+static void r_exit(tf_monitor *self, int id, const tf_value *result)
+{
+    seen[nseen++ & 7] = TF_CALLER_SP();
+    events[nevents++ & 63] = id ? 'X' : 'x';
+}
+static void r_exception(tf_monitor *self, int id, const tf_exception *exc)
+{
+    events[nevents++ & 63] = 'u';
+}
+static const tf_monitor_ops rec_ops = {r_enter, NULL, r_exit, r_exception, NULL, NULL, TF_OPS_NO_VALUES};
+
+static void reset_seen(void)
+{
+    nseen = nevents = 0;
+    memset(events, 0, sizeof events);
+}
+
+/* One call as generated code makes it: enter and exit from one frame. */
+__attribute__((noinline)) static void call(tf_monitor *m, int id, int unwind)
+{
+    m->ops->enter(m, id, NULL);
+    __asm__ volatile("" ::: "memory");
+    if (unwind) {
+        tf_exception e = {TF_EXC_UNWIND, 0, NULL, NULL};
+        m->ops->exception(m, id, &e);
+    }
+    m->ops->exit(m, id, NULL);
+    __asm__ volatile("" ::: "memory");
+}
+
+/* The same frame's positions directly and through the meter, sampled or not. */
+static void test_meter_sees(void **state)
+{
+    tf_monitor r = {&rec_ops, &bg_tu_desc, NULL};
+    tf_monitor *m = bg_meter_wrap(&r, &bg_tu_desc);
+    assert_non_null(m);
+    assert_int_equal(m->ops->flags & TF_OPS_NO_VALUES, TF_OPS_NO_VALUES); /* passed on */
+    assert_ptr_equal(tf__budget_inner(m), &r);
+    assert_ptr_equal(tf__budget_inner(&r), &r);
+    for (int sample = 0; sample < 2; sample++) {
+        reset_seen();
+        call(&r, 0, 0);
+        if (sample && bg_me)
+            bg_me->countdown = 1;
+        call(m, 0, 0);
+        assert_int_equal(nseen, 4);
+        assert_true(seen[0] == seen[2] && seen[1] == seen[3]);
+        assert_string_equal(events, "exex");
+    }
+    /* an exception's unwind passes through, between enter and exit */
+    reset_seen();
+    call(m, 1, 1);
+    assert_string_equal(events, "EuX");
+    print_message("meter hooks: %s\n", bg_meter_fast() ? "fast (the jumps were made)" : "careful");
+    m->ops->destroy(m);
+}
+
+/* Counts: every call; a sampled one also its cost and span. */
+static void test_meter_counts(void **state)
+{
+    tf_monitor r = {&rec_ops, &bg_tu_desc, NULL};
+    tf_monitor *m = bg_meter_wrap(&r, &bg_tu_desc);
+    assert_non_null(m);
+    call(m, 1, 0); /* makes this thread's counters */
+    bg_count *c = bg_own_count(bg_me, bg_meter_first(m) + 1);
+    assert_non_null(c);
+    uint64_t calls = c->calls, samples = c->samples;
+    for (int i = 0; i < 1000; i++)
+        call(m, 1, 0);
+    assert_int_equal(c->calls - calls, 1000);
+    /* intervals of 32 to 95 calls: 10 to 32 samples in 1000 calls */
+    assert_true(c->samples - samples >= 10 && c->samples - samples <= 32);
+    samples = c->samples;
+    uint64_t cost = c->cost;
+    bg_me->countdown = 1;
+    call(m, 1, 0);
+    assert_int_equal(c->samples, samples + 1);
+    assert_true(c->cost > cost);
+    assert_int_equal(bg_me->nopen, 0);
+    m->ops->destroy(m);
+}
+
+/* A sampled call left by a longjmp (no exit) is dropped at the next sampled
+ * entry of a frame above it. */
+__attribute__((noinline)) static void enter_only(tf_monitor *m)
+{
+    bg_me->countdown = 1;
+    m->ops->enter(m, 0, NULL);
+    __asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) static void deeper(tf_monitor *m, int depth)
+{
+    char pad[256];
+    __asm__ volatile("" : : "r"(pad) : "memory");
+    if (depth)
+        deeper(m, depth - 1);
+    else
+        enter_only(m);
+}
+
+static void test_meter_longjmp(void **state)
+{
+    tf_monitor r = {&rec_ops, &bg_tu_desc, NULL};
+    tf_monitor *m = bg_meter_wrap(&r, &bg_tu_desc);
+    assert_non_null(m);
+    call(m, 0, 0);
+    assert_int_equal(bg_me->nopen, 0);
+    deeper(m, 3);
+    assert_int_equal(bg_me->nopen, 1);
+    bg_me->countdown = 1;
+    m->ops->enter(m, 1, NULL); /* a shallower frame: the deeper one is gone */
+    assert_int_equal(bg_me->nopen, 1);
+    assert_int_equal(bg_me->open[0].id, 1);
+    m->ops->exit(m, 1, NULL);
+    assert_int_equal(bg_me->nopen, 0);
+    assert_null(bg_me->top_meter);
+    m->ops->destroy(m);
+}
+
+/* ---- the registry's switch ---------------------------------------------------------- */
+
+static tf_monitor *slot(int id)
+{
+    return __atomic_load_n(&slots[id], __ATOMIC_ACQUIRE);
+}
+
+static void test_shed(void **state)
+{
+    tf_tu_register(&bg_tu_desc);
+    assert_int_equal(tf_register("bg_test", tf_noop()), TF_OK);
+    assert_non_null(slot(0));
+    uint32_t callee = 0;
+    assert_int_equal(tf__registry_shed(&bg_tu_desc, &callee, 1, 1), TF_OK);
+    assert_null(slot(0));
+    assert_non_null(slot(1));
+    assert_int_equal(tf__registry_shed_get(&bg_tu_desc, 0), 1);
+    assert_int_equal(tf_selected(&bg_tu_desc, 0), 1); /* the selection is the user's */
+    /* a new selection, and its reset, leave the budget's switch alone */
+    assert_int_equal(tf_select("-other"), TF_OK);
+    assert_null(slot(0));
+    assert_null(slot(1));
+    tf_select_reset();
+    assert_null(slot(0));
+    assert_non_null(slot(1));
+    assert_int_equal(tf__registry_shed(&bg_tu_desc, &callee, 1, 0), TF_OK);
+    assert_non_null(slot(0));
+    /* and the other way round: deselected by the user, given back by the budget */
+    assert_int_equal(tf_select("-callee"), TF_OK);
+    assert_int_equal(tf__registry_shed(&bg_tu_desc, &callee, 1, 1), TF_OK);
+    tf__registry_unshed_all();
+    assert_null(slot(0));
+    tf_select_reset();
+    assert_non_null(slot(0));
+    tf_clear("bg_test");
+    tf_tu_unregister(&bg_tu_desc);
+    assert_int_equal(tf__registry_shed(&bg_tu_desc, &callee, 1, 1), TF_ENOENT);
+}
+
+/* A TU without slots (TF_TU_ABI 2) cannot be switched function by function. */
+static tf_monitor *old_holder;
+static const tf_tu_group old_groups[] = {{"bg_test", &old_holder}};
+static tf_tu old_tu = {2, 72, "src/old.c", "old", 2, 1, 1, 0, names, old_groups, decls, "0.1", NULL};
+
+static void test_shed_unslotted(void **state)
+{
+    uint32_t callee = 0;
+    tf_tu_register(&old_tu);
+    assert_int_equal(tf__registry_shed(&old_tu, &callee, 1, 1), TF_EINVAL);
+    tf_tu_unregister(&old_tu);
+}
+
+/* ---- the budget thread, with threads calling through the slots ----------------------
+ * A TU of its own (the meters of the tests above measured bg's functions
+ * with other bodies: a TU loaded again keeps what was measured). Two
+ * threads call callee (an empty body) in a loop through its slot, as
+ * generated code does, and other once a millisecond: the noop monitor's hooks
+ * are most of callee's time, so the budget switches callee off, and other,
+ * whose hooks are a ten-thousandth of its time, stays. Under TSan this is
+ * where the counters, the sums and the registry's switch meet. */
+static int stop_calls;
+static tf_monitor *run_holder, *run_slots[2];
+static const tf_tu_group run_groups[] = {{"bg_test", &run_holder}};
+static tf_tu run_tu = {TF_TU_ABI, sizeof(tf_tu), "src/run.c", "run", 2, 1, 1, 0,
+                       names, run_groups, decls, "test", run_slots};
+
+static tf_monitor *run_slot(int id)
+{
+    return __atomic_load_n(&run_slots[id], __ATOMIC_ACQUIRE);
+}
+
+static void *caller(void *arg)
+{
+    struct timespec ms = {0, 1000000};
+    while (!__atomic_load_n(&stop_calls, __ATOMIC_RELAXED)) {
+        for (int i = 0; i < 2000; i++) {
+            tf_monitor *mm = run_slot(0);
+            if (mm)
+                call(mm, 0, 0);
+        }
+        tf_monitor *mm = run_slot(1);
+        if (mm)
+            mm->ops->enter(mm, 1, NULL);
+        nanosleep(&ms, NULL);
+        if (mm)
+            mm->ops->exit(mm, 1, NULL);
+    }
+    return arg;
+}
+
+static void test_budget_runs(void **state)
+{
+    char why[256];
+    tf_tu_register(&run_tu);
+    assert_int_equal(tf_register("bg_test", tf_noop()), TF_OK);
+    assert_int_equal(bg_set(0.05, why, sizeof why), 0);
+    pthread_t t[2];
+    __atomic_store_n(&stop_calls, 0, __ATOMIC_RELAXED);
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(pthread_create(&t[i], NULL, caller, NULL), 0);
+    for (int tenths = 0; tenths < 300 && run_slot(0); tenths++) { /* 30 s at most (sanitizers) */
+        struct timespec w = {0, 100000000};
+        nanosleep(&w, NULL);
+    }
+    __atomic_store_n(&stop_calls, 1, __ATOMIC_RELAXED);
+    for (int i = 0; i < 2; i++)
+        pthread_join(t[i], NULL);
+    assert_null(run_slot(0));
+    assert_non_null(run_slot(1));
+    assert_int_equal(tf__registry_shed_get(&run_tu, 0), 1);
+    bg_totals tot;
+    bg_get(&tot);
+    assert_true(tot.budget > 0.049 && tot.budget < 0.051);
+    assert_int_equal(tot.measured, 2);
+    assert_int_equal(bg_set(0, why, sizeof why), 0); /* off: callee back */
+    assert_non_null(run_slot(0));
+    assert_int_equal(tf__registry_shed_get(&run_tu, 0), 0);
+    tf_clear("bg_test");
+    tf_tu_unregister(&run_tu);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_spelling),
+        cmocka_unit_test(test_choice),
+        cmocka_unit_test(test_meter_sees),
+        cmocka_unit_test(test_meter_counts),
+        cmocka_unit_test(test_meter_longjmp),
+        cmocka_unit_test(test_shed),
+        cmocka_unit_test(test_shed_unslotted),
+        cmocka_unit_test(test_budget_runs),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
