@@ -313,9 +313,10 @@ int main(int argc, char **argv) {
       rulesFile = argv[++i];
     else if (a == "--question" && i + 1 < argc)
       question = argv[++i];
-    else if (a == "-h" || a == "--help")
-      return usage(), 0;
-    else if (!a.empty() && a[0] == '-')
+    else if (a == "-h" || a == "--help") {
+      usage();
+      return 0;
+  } else if (!a.empty() && a[0] == '-')
       return badOption(a);
     else if (dbPath.empty())
       dbPath = a;

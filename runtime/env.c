@@ -246,19 +246,27 @@ static int resolve(char *list, tf_factory **fs, size_t *n, int index, const char
         if (next)
             *next++ = 0;
         name = trim(name);
-        if (!*name)
-            return bad(index, shown, "empty factory name", NULL, NULL), REPORTED;
-        if (!tf__factory_name_valid(name))
-            return bad_factory_name(index, shown, name), REPORTED;
+        if (!*name) {
+            bad(index, shown, "empty factory name", NULL, NULL);
+            return REPORTED;
+        }
+        if (!tf__factory_name_valid(name)) {
+            bad_factory_name(index, shown, name);
+            return REPORTED;
+        }
         char why[512];
         int unknown;
         tf_factory *f = tf__factory_named(name, &unknown, why, sizeof why);
         if (unknown && !why[0] && !last)
             return WAITS;
-        if (unknown)
-            return unknown_factory(index, shown, name, why), REPORTED;
-        if (!f)
-            return bad(index, shown, "factory could not be created", name, why), REPORTED;
+        if (unknown) {
+            unknown_factory(index, shown, name, why);
+            return REPORTED;
+        }
+        if (!f) {
+            bad(index, shown, "factory could not be created", name, why);
+            return REPORTED;
+        }
         fs[(*n)++] = f;
     }
     return APPLIED;
@@ -287,11 +295,17 @@ static int apply_item(const char *text, int index, int last)
     tf_factory **fs = item ? calloc(strlen(item) / 2 + 3, sizeof *fs) : NULL;
     if (!fs) {
         free(item);
-        return bad(index, text, "out of memory", NULL, NULL), REPORTED;
+        bad(index, text, "out of memory", NULL, NULL);
+        return REPORTED;
     }
     int rc = REPORTED;
     char *eq = strchr(item, '=');
-    char *group = eq ? (*eq = 0, trim(item)) : NULL, *list = eq ? trim(eq + 1) : NULL;
+    char *group = NULL, *list = NULL;
+    if (eq) {
+        *eq = 0;
+        group = trim(item);
+        list = trim(eq + 1);
+    }
     char *cond = eq ? strstr(list, " if ") : NULL;
     if (cond)
         *cond = 0; /* "group=f1+f2 if CONDITION" (runtime/control) */

@@ -282,8 +282,10 @@ int main(int argc, char **argv)
         return list();
     if (argc >= 3 && tf_ctl_canonical_pid(argv[1]))
         return command(argv[1], argc - 2, argv + 2);
-    if (argc == 1)
-        return fputs(help, stderr), 2;
+    if (argc == 1) {
+        fputs(help, stderr);
+        return 2;
+    }
     if (tf_ctl_canonical_pid(argv[1]))
         return usage_error("a command is needed after the process id", NULL);
     if (strcmp(argv[1], "list") == 0)

@@ -118,8 +118,10 @@ static int parse(parsed *p, const char *question)
     size_t n = 0;
     while (s[n] && !isspace((unsigned char)s[n]))
         n++;
-    if (!n)
-        return fprintf(stderr, "tf-dump: --ask wants a question: %s\n", list), 0;
+    if (!n) {
+        fprintf(stderr, "tf-dump: --ask wants a question: %s\n", list);
+        return 0;
+    }
     for (p->kind = 0; p->kind < NQUESTIONS; p->kind++)
         if (strlen(questions[p->kind].word) == n && strncmp(questions[p->kind].word, s, n) == 0)
             break;

@@ -43,7 +43,8 @@ static json_t *report_of_recording(const char *path, const td_filter_opts *filte
         if (m)
             fclose(m);
         free(buf);
-        return fputs("tf-dump: out of memory\n", stderr), NULL;
+        fputs("tf-dump: out of memory\n", stderr);
+        return NULL;
     }
     *damaged |= td_read(path, f);
     fclose(m);
@@ -58,13 +59,17 @@ static json_t *report_of_recording(const char *path, const td_filter_opts *filte
 static json_t *report_of(const char *path, const td_filter_opts *filter, int *damaged)
 {
     struct stat st;
-    if (stat(path, &st) != 0)
-        return fprintf(stderr, "tf-dump: %s: %m\n", path), NULL;
+    if (stat(path, &st) != 0) {
+        fprintf(stderr, "tf-dump: %s: %m\n", path);
+        return NULL;
+    }
     if (S_ISDIR(st.st_mode))
         return report_of_recording(path, filter, damaged);
-    if (td_filter_any(filter))
-        return fprintf(stderr, "tf-dump: %s is a timing report: the filters choose what is read of a "
-                               "recording\n", path), NULL;
+    if (td_filter_any(filter)) {
+        fprintf(stderr, "tf-dump: %s is a timing report: the filters choose what is read of a "
+                        "recording\n", path);
+        return NULL;
+    }
     json_error_t err;
     json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &err);
     if (!doc)
@@ -77,16 +82,20 @@ static int load(sqlite3 *db, const char *side, const char *path, json_t *doc)
 {
     json_t *format = json_object_get(doc, "format"), *timers = json_object_get(doc, "timers");
     if (!json_is_string(format) || strcmp(json_string_value(format), "tf-timing-report") != 0 ||
-        !json_is_array(timers))
-        return fprintf(stderr, "tf-dump: %s: not a TF timing report in JSON (TF_REPORT=x.json) nor "
-                               "a recording\n", path), 1;
+        !json_is_array(timers)) {
+        fprintf(stderr, "tf-dump: %s: not a TF timing report in JSON (TF_REPORT=x.json) nor "
+                        "a recording\n", path);
+        return 1;
+    }
     char sql[256];
     snprintf(sql, sizeof sql, "INSERT INTO %s VALUES (?1, ?2, round(?3), round(?4)) ON CONFLICT "
              "DO UPDATE SET calls = calls + excluded.calls, total_ns = total_ns + excluded.total_ns, "
              "self_ns = self_ns + excluded.self_ns", side);
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        return fprintf(stderr, "tf-dump: --diff: %s\n", sqlite3_errmsg(db)), 1;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+        fprintf(stderr, "tf-dump: --diff: %s\n", sqlite3_errmsg(db));
+        return 1;
+    }
     int rc = 0;
     for (size_t i = 0; !rc && i < json_array_size(timers); i++) {
         json_t *t = json_array_get(timers, i), *name = json_object_get(t, "name");
@@ -115,8 +124,10 @@ static int load(sqlite3 *db, const char *side, const char *path, json_t *doc)
 static int compare(sqlite3 *db, const char *const *paths, const char *format, FILE *out)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, diff_sql, -1, &st, NULL) != SQLITE_OK)
-        return fprintf(stderr, "tf-dump: --diff: %s\n", sqlite3_errmsg(db)), 1;
+    if (sqlite3_prepare_v2(db, diff_sql, -1, &st, NULL) != SQLITE_OK) {
+        fprintf(stderr, "tf-dump: --diff: %s\n", sqlite3_errmsg(db));
+        return 1;
+    }
     if (!format || strcmp(format, "table") == 0)
         fprintf(out, "A: %s\nB: %s\n\n", paths[0], paths[1]);
     int rc = td_print_rows(db, st, format, out, "--diff");
@@ -127,9 +138,11 @@ static int compare(sqlite3 *db, const char *const *paths, const char *format, FI
 int td_diff_run(const char *const *paths, int n, const char *format, const char *out_path,
                 const td_filter_opts *filter)
 {
-    if (n != 2)
-        return fprintf(stderr, "tf-dump: --diff compares two runs, A and B (recordings or TF_REPORT="
-                               "x.json reports), not %d\n", n), 2;
+    if (n != 2) {
+        fprintf(stderr, "tf-dump: --diff compares two runs, A and B (recordings or TF_REPORT="
+                        "x.json reports), not %d\n", n);
+        return 2;
+    }
     if (!td_rows_format_ok(format, "--format"))
         return 2;
     int damaged = 0, rc = 1;

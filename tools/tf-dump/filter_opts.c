@@ -95,8 +95,10 @@ static int say_bad(const char *option, const char *value, const char *what)
 
 static int append(const char ***items, uint32_t *n, uint32_t *cap, const char *v)
 {
-    if (!td_grow(items, cap, *n, sizeof **items, 4))
-        return fputs("tf-dump: out of memory\n", stderr), 2;
+    if (!td_grow(items, cap, *n, sizeof **items, 4)) {
+        fputs("tf-dump: out of memory\n", stderr);
+        return 2;
+    }
     (*items)[(*n)++] = v;
     return 1;
 }

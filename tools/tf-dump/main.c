@@ -89,15 +89,20 @@ static int unknown_option(const char *a)
         "--from", "--to", "--depth", "--min-duration", "--core", "--reader", NULL};
     static const char *const valued[] = {"--format", "--flamegraph", "--output", "--min-calls",
                                          "--time", NULL};
-    if (strcmp(a, "-o") == 0)
-        return fprintf(stderr, "tf-dump: -o needs a file after it\n%s", usage), 2;
+    if (strcmp(a, "-o") == 0) {
+        fprintf(stderr, "tf-dump: -o needs a file after it\n%s", usage);
+        return 2;
+    }
     for (const char *const *v = valued; *v; v++)
-        if (strcmp(a, *v) == 0)
-            return fprintf(stderr, "tf-dump: %s needs a value: %s=...\n%s", a, a, usage), 2;
+        if (strcmp(a, *v) == 0) {
+            fprintf(stderr, "tf-dump: %s needs a value: %s=...\n%s", a, a, usage);
+            return 2;
+        }
     char name[64], more[128];
     snprintf(name, sizeof name, "%.*s", (int)strcspn(a, "="), a);
-    return fprintf(stderr, "tf-dump: unknown option '%s'%s\n%s", a, hint(name, options, more, sizeof more),
-                   usage), 2;
+    fprintf(stderr, "tf-dump: unknown option '%s'%s\n%s", a, hint(name, options, more, sizeof more),
+            usage);
+    return 2;
 }
 
 static int min_calls(const char *s, uint64_t *out)
@@ -114,8 +119,10 @@ static int min_calls(const char *s, uint64_t *out)
 static int parse(int argc, char **argv, struct options *o)
 {
     o->traces = calloc((size_t)argc, sizeof *o->traces);
-    if (!o->traces)
-        return fputs("tf-dump: out of memory\n", stderr), 2;
+    if (!o->traces) {
+        fputs("tf-dump: out of memory\n", stderr);
+        return 2;
+    }
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int taken = td_filter_option(&o->filter, a);
@@ -131,9 +138,10 @@ static int parse(int argc, char **argv, struct options *o)
             o->diff = 1;
         else if (strcmp(a, "--time=abs") == 0 || strcmp(a, "--time=rel") == 0)
             o->abs_time = a[7] == 'a';
-        else if (strncmp(a, "--time=", 7) == 0)
-            return td_say_bad_value("--time", a + 7, "way to show times: give abs or rel"), 2;
-        else if (strncmp(a, "--format=", 9) == 0)
+        else if (strncmp(a, "--time=", 7) == 0) {
+            td_say_bad_value("--time", a + 7, "way to show times: give abs or rel");
+            return 2;
+        } else if (strncmp(a, "--format=", 9) == 0)
             o->format = a + 9;
         else if (strncmp(a, "--flamegraph=", 13) == 0 && a[13])
             o->flame = a + 13;
@@ -147,51 +155,64 @@ static int parse(int argc, char **argv, struct options *o)
             o->suggest = 1;
         else if (strcmp(a, "--core") == 0 && i + 1 < argc)
             o->read.core = argv[++i];
-        else if (strcmp(a, "--core") == 0)
-            return fprintf(stderr, "tf-dump: --core wants a core file (and the executable)\n%s", usage), 2;
-        else if (strcmp(a, "--reader=babeltrace2") == 0)
+        else if (strcmp(a, "--core") == 0) {
+            fprintf(stderr, "tf-dump: --core wants a core file (and the executable)\n%s", usage);
+            return 2;
+        } else if (strcmp(a, "--reader=babeltrace2") == 0)
             o->read.reader = TD_READER_BABELTRACE2;
         else if (strcmp(a, "--reader=tf") == 0)
             o->read.reader = TD_READER_TF;
-        else if (strncmp(a, "--min-calls=", 12) == 0 && !min_calls(a + 12, &o->min_calls))
-            return fprintf(stderr, "tf-dump: --min-calls wants a count, not '%s'\n", a + 12), 2;
-        else if (strncmp(a, "--min-calls=", 12) == 0)
+        else if (strncmp(a, "--min-calls=", 12) == 0 && !min_calls(a + 12, &o->min_calls)) {
+            fprintf(stderr, "tf-dump: --min-calls wants a count, not '%s'\n", a + 12);
+            return 2;
+        } else if (strncmp(a, "--min-calls=", 12) == 0)
             continue;
-        else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
-            return fputs(usage, stdout), 0;
-        else if (a[0] == '-' && a[1])
+        else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(usage, stdout);
+            return 0;
+        } else if (a[0] == '-' && a[1])
             return unknown_option(a);
         else if (o->read.core && !o->read.executable && !o->trace)
             o->read.executable = a; /* --core CORE EXECUTABLE */
-        else if (o->read.core)
-            return fprintf(stderr, "tf-dump: --core reads one process ('%s' and '%s')\n%s",
-                           o->read.core, a, usage), 2;
-        else if (o->trace && o->suggest)
-            return fprintf(stderr, "tf-dump: one report at a time ('%s' and '%s')\n%s", o->trace, a, usage), 2;
-        else
+        else if (o->read.core) {
+            fprintf(stderr, "tf-dump: --core reads one process ('%s' and '%s')\n%s",
+                    o->read.core, a, usage);
+            return 2;
+        } else if (o->trace && o->suggest) {
+            fprintf(stderr, "tf-dump: one report at a time ('%s' and '%s')\n%s", o->trace, a, usage);
+            return 2;
+        } else
             o->trace = o->traces[o->ntraces++] = a;
     }
     if (o->read.core)
         o->trace = o->traces[o->ntraces++] = o->read.core;
-    if (!o->trace)
-        return fputs(usage, stderr), 2;
+    if (!o->trace) {
+        fputs(usage, stderr);
+        return 2;
+    }
     if (td_filter_check(&o->filter))
         return 2;
     if (o->diff || o->query.sql || o->query.ask)
         return -1; /* their own formats: checked where they run */
-    if (o->suggest && (o->format || o->flame))
-        return fprintf(stderr, "tf-dump: --suggest-rules reads a timing report; no --format or "
-                               "--flamegraph with it\n%s", usage), 2;
+    if (o->suggest && (o->format || o->flame)) {
+        fprintf(stderr, "tf-dump: --suggest-rules reads a timing report; no --format or "
+                        "--flamegraph with it\n%s", usage);
+        return 2;
+    }
     static const char *const formats[] = {"text", "chrome", "report", "replay", "sqlite", NULL};
     char more[128];
     if (o->format && strcmp(o->format, "text") != 0 && strcmp(o->format, "chrome") != 0 &&
         strcmp(o->format, "report") != 0 && strcmp(o->format, "replay") != 0 &&
-        strcmp(o->format, "sqlite") != 0)
-        return fprintf(stderr, "tf-dump: unknown format '%s' (known: text, chrome, report, replay, "
-                               "sqlite)%s\n", o->format, hint(o->format, formats, more, sizeof more)), 2;
-    if (o->format && strcmp(o->format, "sqlite") == 0 && (!o->out || strcmp(o->out, "-") == 0))
-        return fputs("tf-dump: --format=sqlite writes a database file: name it with -o FILE.db\n",
-                     stderr), 2;
+        strcmp(o->format, "sqlite") != 0) {
+        fprintf(stderr, "tf-dump: unknown format '%s' (known: text, chrome, report, replay, "
+                        "sqlite)%s\n", o->format, hint(o->format, formats, more, sizeof more));
+        return 2;
+    }
+    if (o->format && strcmp(o->format, "sqlite") == 0 && (!o->out || strcmp(o->out, "-") == 0)) {
+        fputs("tf-dump: --format=sqlite writes a database file: name it with -o FILE.db\n",
+              stderr);
+        return 2;
+    }
     return -1;
 }
 
@@ -217,11 +238,13 @@ static FILE *open_out(const char *path, int force)
 static int suggest_rules(const struct options *o)
 {
     struct stat st;
-    if (stat(o->trace, &st) == 0 && S_ISDIR(st.st_mode))
-        return fprintf(stderr, "tf-dump: %s is a recording, whose times include the recorder's "
-                               "cost, not the timing hooks'; run the program with "
-                               "TF_MONITORS=...=timing TF_REPORT=r.json and give r.json\n",
-                       o->trace), 1;
+    if (stat(o->trace, &st) == 0 && S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "tf-dump: %s is a recording, whose times include the recorder's "
+                        "cost, not the timing hooks'; run the program with "
+                        "TF_MONITORS=...=timing TF_REPORT=r.json and give r.json\n",
+                o->trace);
+        return 1;
+    }
     FILE *out = open_out(o->out, o->force);
     if (!out)
         return 1;
@@ -269,12 +292,16 @@ int main(int argc, char **argv)
     if ((o.format || !o.flame) != !!out || (o.flame && !flame))
         return 1;
     for (int i = 0; i < n; i++)
-        if (!outs[i])
-            return fputs("tf-dump: out of memory\n", stderr), 1;
+        if (!outs[i]) {
+            fputs("tf-dump: out of memory\n", stderr);
+            return 1;
+        }
     td_output *all = n == 1 ? outs[0] : td_tee_new(outs, n);
     td_output *filter = all ? td_filter_new(&o.filter, all, &origin) : NULL;
-    if (!filter)
-        return fputs("tf-dump: out of memory\n", stderr), 1;
+    if (!filter) {
+        fputs("tf-dump: out of memory\n", stderr);
+        return 1;
+    }
     rc = td_read_paths(o.traces, o.ntraces, filter, &o.read);
     if (out && out != stdout && fclose(out) != 0)
         rc = 1;

@@ -280,8 +280,10 @@ static const tt_type *integer_type(parser *P)
     if (attrs(P, &size, &align, &sign, &base, &exp, &mant))
         return NULL;
     tt_type *t = alloc(P->m, sizeof *t);
-    if (!t)
-        return fail(P, "out of memory"), NULL;
+    if (!t) {
+        fail(P, "out of memory");
+        return NULL;
+    }
     t->kind = TT_INT;
     t->bytes = (uint8_t)(size / 8);
     t->is_signed = (uint8_t)sign;
@@ -300,12 +302,16 @@ static const tt_type *float_type(parser *P)
     if (attrs(P, &size, &align, &sign, &base, &exp, &mant))
         return NULL;
     tt_type *t = alloc(P->m, sizeof *t);
-    if (!t)
-        return fail(P, "out of memory"), NULL;
+    if (!t) {
+        fail(P, "out of memory");
+        return NULL;
+    }
     t->kind = TT_FLOAT;
     t->bytes = exp == 11 && mant == 53 ? 8 : exp == 8 && mant == 24 ? 4 : 0;
-    if (!t->bytes)
-        return fail(P, "a floating_point of %lld+%lld digits", (long long)exp, (long long)mant), NULL;
+    if (!t->bytes) {
+        fail(P, "a floating_point of %lld+%lld digits", (long long)exp, (long long)mant);
+        return NULL;
+    }
     return t;
 }
 
@@ -336,8 +342,10 @@ static const tt_type *enum_type(parser *P)
     if (expect(P, ':'))
         return NULL;
     const tt_type *c = type_spec(P);
-    if (!c || c->kind != TT_INT || !c->bytes)
-        return fail(P, "an enum's container is not an integer"), NULL;
+    if (!c || c->kind != TT_INT || !c->bytes) {
+        fail(P, "an enum's container is not an integer");
+        return NULL;
+    }
     if (expect(P, '{'))
         return NULL;
     uint32_t n = 0, cap = 16;
@@ -410,17 +418,23 @@ static const tt_type *struct_type(parser *P)
         const tt_type *t = type_spec(P);
         if (!t)
             return NULL;
-        if (P->t != T_IDENT)
-            return fail(P, "expected a field name"), NULL;
+        if (P->t != T_IDENT) {
+            fail(P, "expected a field name");
+            return NULL;
+        }
         const char *name = ident_copy(P);
         next(P);
         if (is_punct(P, '[')) { /* a static array: name[N] */
             next(P);
-            if (P->t != T_NUM || P->num < 0 || P->num > 65536)
-                return fail(P, "a bad array length"), NULL;
+            if (P->t != T_NUM || P->num < 0 || P->num > 65536) {
+                fail(P, "a bad array length");
+                return NULL;
+            }
             tt_type *a = alloc(P->m, sizeof *a);
-            if (!a)
-                return fail(P, "out of memory"), NULL;
+            if (!a) {
+                fail(P, "out of memory");
+                return NULL;
+            }
             a->kind = TT_ARRAY;
             a->n = (uint32_t)P->num;
             a->elem = t;
@@ -433,8 +447,10 @@ static const tt_type *struct_type(parser *P)
             return NULL;
         if (n == cap) {
             tt_member *g = alloc(P->m, 2 * (size_t)cap * sizeof *g);
-            if (!g)
-                return fail(P, "out of memory"), NULL;
+            if (!g) {
+                fail(P, "out of memory");
+                return NULL;
+            }
             memcpy(g, ms, n * sizeof *g);
             ms = g;
             cap *= 2;
@@ -443,14 +459,18 @@ static const tt_type *struct_type(parser *P)
         ms[n++].type = t;
     }
     tt_type *t = alloc(P->m, sizeof *t);
-    if (!t || !ms)
-        return fail(P, "out of memory"), NULL;
+    if (!t || !ms) {
+        fail(P, "out of memory");
+        return NULL;
+    }
     if (expect(P, '}'))
         return NULL;
     if (is_word(P, "align")) { /* struct { ... } align(N) */
         next(P);
-        if (expect(P, '(') || P->t != T_NUM)
-            return fail(P, "a bad struct alignment"), NULL;
+        if (expect(P, '(') || P->t != T_NUM) {
+            fail(P, "a bad struct alignment");
+            return NULL;
+        }
         next(P);
         if (expect(P, ')'))
             return NULL;
@@ -493,8 +513,10 @@ static const tt_type *type_spec(parser *P)
         return &str;
     }
     const tt_type *t = P->t == T_IDENT ? alias(P) : NULL;
-    if (!t)
-        return fail(P, "unknown type '%.*s'", (int)(P->t == T_IDENT && P->slen < 64 ? P->slen : 0), P->s), NULL;
+    if (!t) {
+        fail(P, "unknown type '%.*s'", (int)(P->t == T_IDENT && P->slen < 64 ? P->slen : 0), P->s);
+        return NULL;
+    }
     next(P);
     return t;
 }

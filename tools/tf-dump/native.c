@@ -211,20 +211,28 @@ static const char *packet_bad(const stream *s, size_t o, char *why, size_t len)
     const unsigned char *p = s->data + o;
     if (s->size - o < TFR_P_HEADER)
         return "fewer bytes are left than a packet header takes";
-    if (u32(p) != TFR_PACKET_MAGIC)
-        return snprintf(why, len, "the packet header's magic is 0x%08x, not 0x%08x", u32(p), TFR_PACKET_MAGIC), why;
+    if (u32(p) != TFR_PACKET_MAGIC) {
+        snprintf(why, len, "the packet header's magic is 0x%08x, not 0x%08x", u32(p), TFR_PACKET_MAGIC);
+        return why;
+    }
     uint64_t content = u32(p + TFR_P_CONTENT), size = u32(p + TFR_P_SIZE);
-    if (content % 8 || size % 8 || content < 8 * TFR_P_HEADER || content > size)
-        return snprintf(why, len, "its sizes (content %llu bits, packet %llu bits) do not hold together",
-                        (unsigned long long)content, (unsigned long long)size), why;
-    if (size / 8 > s->size - o)
-        return snprintf(why, len, "its packet of %llu bytes runs past the end of the file",
-                        (unsigned long long)size / 8), why;
+    if (content % 8 || size % 8 || content < 8 * TFR_P_HEADER || content > size) {
+        snprintf(why, len, "its sizes (content %llu bits, packet %llu bits) do not hold together",
+                 (unsigned long long)content, (unsigned long long)size);
+        return why;
+    }
+    if (size / 8 > s->size - o) {
+        snprintf(why, len, "its packet of %llu bytes runs past the end of the file",
+                 (unsigned long long)size / 8);
+        return why;
+    }
     if (u64(p + TFR_P_TS_BEGIN) > u64(p + TFR_P_TS_END))
         return "it ends before it begins";
-    if (s->have_seq && u64(p + TFR_P_SEQ) <= s->seq)
-        return snprintf(why, len, "its sequence number %llu does not follow %llu",
-                        (unsigned long long)u64(p + TFR_P_SEQ), (unsigned long long)s->seq), why;
+    if (s->have_seq && u64(p + TFR_P_SEQ) <= s->seq) {
+        snprintf(why, len, "its sequence number %llu does not follow %llu",
+                 (unsigned long long)u64(p + TFR_P_SEQ), (unsigned long long)s->seq);
+        return why;
+    }
     if (s->have_seq && u64(p + TFR_P_TS_BEGIN) < s->ts)
         return "it begins before the previous packet's last event";
     return NULL;
@@ -687,8 +695,10 @@ static int emit(stream *s, td_output *out)
     if (e->nargs) {
         if (e->nargs > s->vcap) {
             tf_value *v = realloc(s->values, e->nargs * sizeof *v);
-            if (!v)
-                return fputs("tf-dump: out of memory\n", stderr), 1;
+            if (!v) {
+                fputs("tf-dump: out of memory\n", stderr);
+                return 1;
+            }
             s->values = v;
             s->vcap = e->nargs;
         }
@@ -745,8 +755,10 @@ int td_native_read(td_trace **traces, int n, td_output *out)
     for (int i = 0; i < n; i++)
         total += traces[i]->n;
     stream **heap = malloc((total ? total : 1) * sizeof *heap);
-    if (!heap)
-        return fputs("tf-dump: out of memory\n", stderr), 1;
+    if (!heap) {
+        fputs("tf-dump: out of memory\n", stderr);
+        return 1;
+    }
     for (int i = 0; i < n; i++)
         for (uint32_t j = 0; j < traces[i]->n; j++) {
             stream *s = traces[i]->streams[j];

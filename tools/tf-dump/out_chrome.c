@@ -116,8 +116,10 @@ static int c_event(void *self, const td_event *e)
     begin(c, e->ns);
     uint32_t before = c->threads.n;
     td_thread *t = td_thread_of(&c->threads, e);
-    if (!t)
-        return fputs("tf-dump: out of memory\n", stderr), 1;
+    if (!t) {
+        fputs("tf-dump: out of memory\n", stderr);
+        return 1;
+    }
     t->last = e->ns;
     if (c->threads.n != before) {
         head(c, "M", "thread_name", t, e->ns);
@@ -126,8 +128,10 @@ static int c_event(void *self, const td_event *e)
         fputs("}}", c->out);
     }
     if (e->kind == TD_ENTER) {
-        if (!td_push(t, e->func, e->ns))
-            return fputs("tf-dump: out of memory\n", stderr), 1;
+        if (!td_push(t, e->func, e->ns)) {
+            fputs("tf-dump: out of memory\n", stderr);
+            return 1;
+        }
         head(c, "B", e->func, t, e->ns);
         args(c, e);
     } else if (e->kind == TD_EXIT) {

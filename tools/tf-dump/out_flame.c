@@ -61,14 +61,18 @@ static int f_event(void *self, const td_event *e)
 {
     struct flame *fl = self;
     td_thread *t = td_thread_of(&fl->threads, e);
-    if (!t)
-        return fputs("tf-dump: out of memory\n", stderr), 1;
+    if (!t) {
+        fputs("tf-dump: out of memory\n", stderr);
+        return 1;
+    }
     t->last = e->ns;
     if (e->kind == TD_ENTER) {
         node *parent = t->depth ? t->stack[t->depth - 1].node : &fl->root;
         td_frame *f = td_push(t, e->func, e->ns);
-        if (!f || !(f->node = child(parent ? parent : &fl->root, e->func)))
-            return fputs("tf-dump: out of memory\n", stderr), 1;
+        if (!f || !(f->node = child(parent ? parent : &fl->root, e->func))) {
+            fputs("tf-dump: out of memory\n", stderr);
+            return 1;
+        }
     } else if (e->kind == TD_EXIT) {
         uint32_t at = td_find(t, e->func);
         if (!at)

@@ -217,17 +217,23 @@ static int rp_event(void *self, const td_event *e)
     if (!r->started)
         header(r);
     td_thread *t = td_thread_of(&r->threads, e);
-    if (!t || !pending_for(r))
-        return fputs("tf-dump: out of memory\n", stderr), 1;
+    if (!t || !pending_for(r)) {
+        fputs("tf-dump: out of memory\n", stderr);
+        return 1;
+    }
     t->last = e->ns;
-    if (e->kind == TD_ENTER && on_enter(r, t, e))
-        return fputs("tf-dump: out of memory\n", stderr), 1;
+    if (e->kind == TD_ENTER && on_enter(r, t, e)) {
+        fputs("tf-dump: out of memory\n", stderr);
+        return 1;
+    }
     if (e->kind == TD_EXIT)
         on_exit_event(r, t, e);
     else if (e->kind != TD_ENTER)
         comment(r, t, e);
-    if (r->oom)
-        return fputs("tf-dump: out of memory\n", stderr), 1;
+    if (r->oom) {
+        fputs("tf-dump: out of memory\n", stderr);
+        return 1;
+    }
     return ferror(r->out) != 0;
 }
 

@@ -131,8 +131,10 @@ static int r_event(void *self, const td_event *e)
         t->ev = ev ? ev : t->ev;
         t->cap = ev ? cap : t->cap;
     }
-    if (!t || f == UINT32_MAX || caller == UINT32_MAX || t->n == t->cap)
-        return fputs("tf-dump: out of memory\n", stderr), r->oom = 1;
+    if (!t || f == UINT32_MAX || caller == UINT32_MAX || t->n == t->cap) {
+        fputs("tf-dump: out of memory\n", stderr);
+        return r->oom = 1;
+    }
     t->ev[t->n++] = (rec){e->ns, f, caller, (uint8_t)kind};
     return 0;
 }
@@ -177,8 +179,10 @@ static int replay_all(struct report *r, tf_timing_manager *tm, tf_monitor **moni
     for (uint32_t i = 0; i < r->nthreads; i++) {
         struct replay p = {r, &r->threads[i], monitors};
         pthread_t th;
-        if (pthread_create(&th, NULL, replay_thread, &p) != 0)
-            return fputs("tf-dump: cannot start a thread\n", stderr), 1;
+        if (pthread_create(&th, NULL, replay_thread, &p) != 0) {
+            fputs("tf-dump: cannot start a thread\n", stderr);
+            return 1;
+        }
         pthread_join(th, NULL);
     }
     int rc = tf_timing_report(tm, r->out, r->path ? tf_timing_format_for_path(r->path) : TF_TIMING_TEXT);

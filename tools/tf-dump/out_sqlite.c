@@ -213,8 +213,10 @@ static int64_t upid_of(struct dbout *d, int64_t pid)
     for (uint32_t i = 0; i < d->npids; i++)
         if (d->pids[i] == pid)
             return i + 1;
-    if (!td_grow(&d->pids, &d->cpids, d->npids, sizeof *d->pids, 8))
-        return oom(d), -1;
+    if (!td_grow(&d->pids, &d->cpids, d->npids, sizeof *d->pids, 8)) {
+        oom(d);
+        return -1;
+    }
     d->pids[d->npids++] = pid;
     sqlite3_stmt *st = d->st[S_PROCESS];
     sqlite3_bind_int64(st, 1, d->npids);
@@ -227,8 +229,10 @@ static dthread *thread_of(struct dbout *d, const td_event *e)
 {
     uint32_t before = d->threads.n;
     td_thread *t = td_thread_of(&d->threads, e);
-    if (!t || !td_grow(&d->dthreads, &d->ndthreads, t->index, sizeof *d->dthreads, 16))
-        return oom(d), NULL;
+    if (!t || !td_grow(&d->dthreads, &d->ndthreads, t->index, sizeof *d->dthreads, 16)) {
+        oom(d);
+        return NULL;
+    }
     dthread *dt = &d->dthreads[t->index];
     if (d->threads.n == before)
         return dt;
@@ -250,8 +254,10 @@ static uint32_t function_of(struct dbout *d, const char *full)
 {
     int added;
     uint32_t i = td_names_add(&d->funcs, full, &added);
-    if (i == UINT32_MAX)
-        return oom(d), UINT32_MAX;
+    if (i == UINT32_MAX) {
+        oom(d);
+        return UINT32_MAX;
+    }
     if (!added)
         return i;
     const char *name = td_short_name(full);
@@ -431,22 +437,27 @@ static int db_finish(void *self)
 td_output *td_sqlite_new(sqlite3 *db, const char *name, int *failed_out)
 {
     struct dbout *d = calloc(1, sizeof *d);
-    if (!d)
-        return fputs("tf-dump: out of memory\n", stderr), NULL;
+    if (!d) {
+        fputs("tf-dump: out of memory\n", stderr);
+        return NULL;
+    }
     d->base = (td_output){d, db_event, db_finish, NULL}; /* the schema has no counters yet */
     d->db = db;
     d->name = name;
     d->failed_out = failed_out;
     /* the file is made anew, and dropped if anything fails: no journal */
     if (exec(d, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; "
-                "PRAGMA cache_size = -65536") || exec(d, td_schema_sql) || exec(d, "BEGIN"))
-        return free(d), NULL;
+                "PRAGMA cache_size = -65536") || exec(d, td_schema_sql) || exec(d, "BEGIN")) {
+        free(d);
+        return NULL;
+    }
     for (int i = 0; i < S_COUNT; i++)
         if (sqlite3_prepare_v2(db, statements[i], -1, &d->st[i], NULL) != SQLITE_OK) {
             failed(d);
             while (i-- > 0)
                 sqlite3_finalize(d->st[i]);
-            return free(d), NULL;
+            free(d);
+            return NULL;
         }
     return &d->base;
 }
@@ -462,7 +473,8 @@ int td_sqlite_load(sqlite3 *db, const char *name, const char *const *paths, int 
     if (flame && !(what && (outs[1] = td_flame_for(flame, what)))) {
         free(what);
         outs[0]->finish(outs[0]->self);
-        return fputs("tf-dump: out of memory\n", stderr), 2;
+        fputs("tf-dump: out of memory\n", stderr);
+        return 2;
     }
     td_output *tee = flame ? td_tee_new(outs, 2) : outs[0];
     td_output *f = tee ? td_filter_new(filter, tee, NULL) : NULL;
@@ -476,8 +488,10 @@ int td_sqlite_export(const char *const *paths, int n, const char *path, const td
 {
     size_t len = strlen(path) + 32;
     char *tmp = malloc(len);
-    if (!tmp)
-        return fputs("tf-dump: out of memory\n", stderr), 1;
+    if (!tmp) {
+        fputs("tf-dump: out of memory\n", stderr);
+        return 1;
+    }
     snprintf(tmp, len, "%s.tmp-%ld", path, (long)getpid());
     unlink(tmp);
     sqlite3 *db = NULL;

@@ -22,9 +22,11 @@ int td_query_option(td_query_opts *q, int argc, char **argv, int *i, int *taken)
     if (slot && a[5] == '=') {
         *slot = a + 6;
     } else if (slot && !a[5]) {
-        if (*i + 1 >= argc)
-            return fprintf(stderr, "tf-dump: %s wants a %s after it\n", a,
-                           slot == &q->sql ? "query" : "question"), 1;
+        if (*i + 1 >= argc) {
+            fprintf(stderr, "tf-dump: %s wants a %s after it\n", a,
+                    slot == &q->sql ? "query" : "question");
+            return 1;
+        }
         *slot = argv[++*i];
     } else if (strcmp(a, "--explain") == 0) {
         q->explain = 1;
@@ -53,12 +55,16 @@ static int inputs_ok(const char *const *paths, int n, const td_filter_opts *filt
     for (int i = 0; i < n; i++) {
         if (!is_database(paths[i]))
             continue;
-        if (n > 1)
-            return fprintf(stderr, "tf-dump: %s is a database: give it alone, or recordings only\n",
-                           paths[i]), 2;
-        if (td_filter_any(filter))
-            return fprintf(stderr, "tf-dump: %s is a database: the filters choose what a recording "
-                           "loads; write them in SQL instead\n", paths[0]), 2;
+        if (n > 1) {
+            fprintf(stderr, "tf-dump: %s is a database: give it alone, or recordings only\n",
+                    paths[i]);
+            return 2;
+        }
+        if (td_filter_any(filter)) {
+            fprintf(stderr, "tf-dump: %s is a database: the filters choose what a recording "
+                    "loads; write them in SQL instead\n", paths[0]);
+            return 2;
+        }
     }
     return 0;
 }
@@ -73,9 +79,11 @@ static int open_db(sqlite3 **db, const char *const *paths, int n, const td_filte
         fprintf(stderr, "tf-dump: %s: %s\n", paths[0], *db ? sqlite3_errmsg(*db) : "out of memory");
         return 2;
     }
-    if (sqlite3_open_v2("", db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK)
-        return fprintf(stderr, "tf-dump: cannot make a temporary database: %s\n",
-                       *db ? sqlite3_errmsg(*db) : "out of memory"), 2;
+    if (sqlite3_open_v2("", db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+        fprintf(stderr, "tf-dump: cannot make a temporary database: %s\n",
+                *db ? sqlite3_errmsg(*db) : "out of memory");
+        return 2;
+    }
     return td_sqlite_load(*db, "the temporary database", paths, n, filter, NULL);
 }
 
@@ -162,9 +170,11 @@ static int prepare(sqlite3 *db, const char *sql, const char *what, sqlite3_stmt 
     const char *tail = NULL;
     if (sqlite3_prepare_v2(db, sql, -1, st, &tail) != SQLITE_OK)
         return refused(db, what, sql);
-    if (!*st)
-        return fprintf(stderr, "tf-dump: %s: no statement in the query, only blanks or comments\n",
-                       what), 2;
+    if (!*st) {
+        fprintf(stderr, "tf-dump: %s: no statement in the query, only blanks or comments\n",
+                what);
+        return 2;
+    }
     sqlite3_stmt *next = NULL;
     if (!tail || !*tail || (sqlite3_prepare_v2(db, tail, -1, &next, NULL) == SQLITE_OK && !next))
         return 0; /* nothing, or only blanks or comments, after it */
@@ -198,19 +208,27 @@ static int answer(sqlite3 *db, const td_query_opts *q, const char *format, FILE 
 int td_query_run(const td_query_opts *q, const char *const *paths, int n, const char *format,
                  const char *out_path, const td_filter_opts *filter)
 {
-    if (q->sql && q->ask)
-        return fputs("tf-dump: --sql or --ask, one at a time\n", stderr), 2;
-    if (q->explain && !q->ask)
-        return fputs("tf-dump: --explain shows the SQL of an --ask question\n", stderr), 2;
+    if (q->sql && q->ask) {
+        fputs("tf-dump: --sql or --ask, one at a time\n", stderr);
+        return 2;
+    }
+    if (q->explain && !q->ask) {
+        fputs("tf-dump: --explain shows the SQL of an --ask question\n", stderr);
+        return 2;
+    }
     if (!td_rows_format_ok(format, "--format"))
         return 2;
-    if (q->sql && !q->sql[strspn(q->sql, " \t\n")])
-        return fputs("tf-dump: --sql: the query is empty\n", stderr), 2;
+    if (q->sql && !q->sql[strspn(q->sql, " \t\n")]) {
+        fputs("tf-dump: --sql: the query is empty\n", stderr);
+        return 2;
+    }
     if ((q->ask && !td_ask_check(q->ask)) || inputs_ok(paths, n, filter))
         return 2;
     FILE *out = !out_path || strcmp(out_path, "-") == 0 ? stdout : fopen(out_path, "w");
-    if (!out)
-        return fprintf(stderr, "tf-dump: cannot write %s: %m\n", out_path), 1;
+    if (!out) {
+        fprintf(stderr, "tf-dump: cannot write %s: %m\n", out_path);
+        return 1;
+    }
     sqlite3 *db = NULL;
     int loaded = open_db(&db, paths, n, filter);
     int rc = loaded == 2 ? 1 : answer(db, q, format, out);

@@ -105,21 +105,29 @@ static int suggest(const char *path, json_t *doc, FILE *out, uint64_t min_calls)
     json_t *over = json_object_get(json_object_get(doc, "overhead"), "per_nested_call_ns");
     json_t *total = json_object_get(json_object_get(doc, "summary"), "self_ns_total");
     if (!json_is_string(format) || strcmp(json_string_value(format), "tf-timing-report") != 0 ||
-        !json_is_array(timers) || !json_is_number(over))
-        return fprintf(stderr, "tf-dump: %s: not a TF timing report in JSON (TF_REPORT=x.json)\n",
-                       path), 1;
-    if (!(json_number_value(over) > 0))
-        return fprintf(stderr, "tf-dump: %s: the report has no measured hook overhead (an "
-                               "injected clock), so nothing to judge the functions by\n",
-                       path), 1;
+        !json_is_array(timers) || !json_is_number(over)) {
+        fprintf(stderr, "tf-dump: %s: not a TF timing report in JSON (TF_REPORT=x.json)\n",
+                path);
+        return 1;
+    }
+    if (!(json_number_value(over) > 0)) {
+        fprintf(stderr, "tf-dump: %s: the report has no measured hook overhead (an "
+                        "injected clock), so nothing to judge the functions by\n",
+                path);
+        return 1;
+    }
     size_t n = 0, cap = json_array_size(timers);
     pick *v = malloc((cap ? cap : 1) * sizeof *v);
-    if (!v)
-        return fputs("tf-dump: out of memory\n", stderr), 1;
+    if (!v) {
+        fputs("tf-dump: out of memory\n", stderr);
+        return 1;
+    }
     for (size_t i = 0; i < cap; i++) {
         int rc = read_timer(path, json_array_get(timers, i), i, min_calls, &v[n]);
-        if (rc > 0)
-            return free(v), 1;
+        if (rc > 0) {
+            free(v);
+            return 1;
+        }
         n += rc == 0;
     }
     qsort(v, n, sizeof *v, by_saving);
@@ -133,8 +141,10 @@ int td_suggest_rules(const char *path, FILE *out, uint64_t min_calls)
 {
     json_error_t err;
     json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &err);
-    if (!doc)
-        return fprintf(stderr, "tf-dump: %s:%d:%d: %s\n", path, err.line, err.column, err.text), 1;
+    if (!doc) {
+        fprintf(stderr, "tf-dump: %s:%d:%d: %s\n", path, err.line, err.column, err.text);
+        return 1;
+    }
     int rc = suggest(path, doc, out, min_calls);
     json_decref(doc);
     return rc;
