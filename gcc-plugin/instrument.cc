@@ -42,6 +42,12 @@ struct fn_ctx {
     tree result; /* what the returns return (their RESULT_DECL, or a copy) */
 };
 
+/* The function gets hooks: monitored, and the plugin not turned off. */
+static bool hooked(const fn_ctx *c)
+{
+    return c->e && c->e->monitor && !opts.off;
+}
+
 bool enhanced_p(tree fndecl)
 {
     return lookup_attribute(TF_ENHANCED, DECL_ATTRIBUTES(fndecl)) != NULL_TREE;
@@ -165,7 +171,7 @@ static tree visit_stmt(gimple_stmt_iterator *gsi, bool *handled, struct walk_stm
     if (gimple_code(s) == GIMPLE_CALL) {
         visit_call(c, gsi, wi);
         *handled = true;
-    } else if (gimple_code(s) == GIMPLE_RETURN && c->e && c->e->monitor && !opts.off && !c->fast) {
+    } else if (gimple_code(s) == GIMPLE_RETURN && hooked(c) && !c->fast) {
         /* The value returned is kept for the exit hook, which runs in the
          * finally around the whole body (instrument_body), after the
          * cleanups this return runs on its way out. */
@@ -429,7 +435,7 @@ static unsigned int instrument_execute(function *fun)
         return 0;
     gbind *outer = as_a<gbind *>(gimple_seq_first_stmt(gimple_body(fndecl)));
     tree g = NULL_TREE, g_mm = NULL_TREE;
-    if (c.e && c.e->monitor && !opts.off && fun->coroutine_component) {
+    if (hooked(&c) && fun->coroutine_component) {
         /* The ramp still holds the front end's coroutine internal calls,
          * which only GCC's own passes may copy or lower; its body runs in
          * the actor anyway. Listed, not instrumented, like Clang. */
@@ -438,10 +444,10 @@ static unsigned int instrument_execute(function *fun)
                        core::skip_reason(core::skip::coroutine));
         return 0;
     }
-    if (c.e && c.e->monitor && !opts.off && (g = clone_traced(fndecl, &g_mm)))
+    if (hooked(&c) && (g = clone_traced(fndecl, &g_mm)))
         instrument_clone(&c, g, g_mm);
     push_gimplify_context();
-    if (c.e && c.e->monitor && !opts.off) {
+    if (hooked(&c)) {
         c.mm = create_tmp_var(ptr_type_node, "tf_mm");
         c.fast = g != NULL_TREE;
         if (g)
