@@ -261,7 +261,10 @@ static void d_destroy(tf_monitor *self)
     free(self);
 }
 
-static const tf_monitor_ops dprint_ops = {d_enter, d_info, d_exit, d_exception, d_clear, d_destroy, 0};
+static const tf_monitor_ops dprint_ops = {
+    .enter = d_enter, .info = d_info, .exit = d_exit, .exception = d_exception, .clear = d_clear,
+    .destroy = d_destroy
+};
 
 static tf_monitor *dprint_create(tf_factory *self, const tf_tu *tu)
 {

@@ -16,15 +16,19 @@ static void n_destroy(tf_monitor *self)
     free(self);
 }
 
-static const tf_monitor_ops noop_ops = {n_enter, n_info, n_exit, n_exception, n_clear, n_destroy,
-                                        TF_OPS_NO_VALUES};
+static const tf_monitor_ops noop_ops = {
+    .enter = n_enter, .info = n_info, .exit = n_exit, .exception = n_exception, .clear = n_clear,
+    .destroy = n_destroy, .flags = TF_OPS_NO_VALUES
+};
 
 static tf_monitor *noop_create(tf_factory *self, const tf_tu *tu)
 {
     return tf__monitor_new(&noop_ops, tu, self);
 }
 
-static tf_factory noop_factory = {"noop", noop_create, TF_FACTORY_NO_GUARD};
+static tf_factory noop_factory = {
+    .name = "noop", .create = noop_create, .flags = TF_FACTORY_NO_GUARD
+};
 
 TF_API tf_factory *tf_noop(void)
 {

@@ -206,7 +206,10 @@ static void t_destroy(tf_monitor *self)
     free(self);
 }
 
-static const tf_monitor_ops tracer_ops = {t_enter, t_info, t_exit, t_exception, t_clear, t_destroy, 0};
+static const tf_monitor_ops tracer_ops = {
+    .enter = t_enter, .info = t_info, .exit = t_exit, .exception = t_exception, .clear = t_clear,
+    .destroy = t_destroy
+};
 
 static tf_monitor *tracer_create(tf_factory *self, const tf_tu *tu)
 {
@@ -219,7 +222,9 @@ static void hook_longjmp(void)
     tf__on_longjmp(on_longjmp);
 }
 
-static tf_factory tracer_factory = {"tracer", tracer_create, TF_FACTORY_NO_GUARD};
+static tf_factory tracer_factory = {
+    .name = "tracer", .create = tracer_create, .flags = TF_FACTORY_NO_GUARD
+};
 
 TF_API tf_factory *tf_operation_tracer(void)
 {

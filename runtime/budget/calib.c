@@ -28,7 +28,9 @@ static tf_tu calib_tu = {TF_TU_ABI, sizeof(tf_tu), "<tf budget calibration>",
 
 static void e_enter(tf_monitor *self, int id, const tf_args *args) {}
 static void e_exit(tf_monitor *self, int id, const tf_value *result) {}
-static const tf_monitor_ops empty_ops = {e_enter, NULL, e_exit, NULL, NULL, NULL, TF_OPS_NO_VALUES};
+static const tf_monitor_ops empty_ops = {
+    .enter = e_enter, .exit = e_exit, .flags = TF_OPS_NO_VALUES
+};
 
 __attribute__((noinline)) static int traced(int x, tf_monitor *mm)
 {

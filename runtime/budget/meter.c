@@ -248,7 +248,7 @@ static tf_monitor *create(tf_factory *self, const tf_tu *tu)
     return NULL;
 }
 
-static tf_factory factory = {"budget", create, TF_FACTORY_NO_GUARD};
+static tf_factory factory = {.name = "budget", .create = create, .flags = TF_FACTORY_NO_GUARD};
 
 tf_factory *bg_factory(void)
 {
@@ -287,7 +287,9 @@ static void p_exit(tf_monitor *self, int id, const tf_value *result)
 {
     seen_sp = TF_CALLER_SP();
 }
-static const tf_monitor_ops probe_ops = {p_enter, NULL, p_exit, NULL, NULL, NULL, TF_OPS_NO_VALUES};
+static const tf_monitor_ops probe_ops = {
+    .enter = p_enter, .exit = p_exit, .flags = TF_OPS_NO_VALUES
+};
 static tf_monitor *probe_holder;
 static const tf_tu_group probe_groups[1] = {{"tf_budget_probe", &probe_holder}};
 static const tf_name probe_names[1] = {{"probe", TF_NAME_MONITOR, 0, "<tf budget probe>", 1, 0}};

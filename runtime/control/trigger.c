@@ -229,8 +229,10 @@ static void w_destroy(tf_monitor *self)
     free(self);
 }
 
-static const tf_monitor_ops watch_ops = {w_enter, w_info, w_exit, w_exception, NULL, w_destroy,
-                                         0};
+static const tf_monitor_ops watch_ops = {
+    .enter = w_enter, .info = w_info, .exit = w_exit, .exception = w_exception,
+    .destroy = w_destroy
+};
 
 static tf_monitor *watch_create(tf_factory *self, const tf_tu *tu)
 {

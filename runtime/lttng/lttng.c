@@ -150,7 +150,7 @@ static tf_monitor *lt_create(tf_factory *f, const tf_tu *tu)
 
 /* flags 0: the registry's guard keeps errno and stops recursion, since
  * liblttng-ust may call out (first event of a thread, buffer switch). */
-static tf_factory factory = {"lttng", lt_create, 0};
+static tf_factory factory = {.name = "lttng", .create = lt_create};
 
 TF_API tf_factory *tf_lttng(void)
 {

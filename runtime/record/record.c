@@ -458,9 +458,14 @@ static void r_destroy(tf_monitor *self)
     free(self);
 }
 
-static const tf_monitor_ops values_ops = {v_enter, r_info, v_exit, r_exception, r_clear, r_destroy, 0};
-static const tf_monitor_ops plain_ops = {nv_enter, r_info, nv_exit, r_exception, r_clear, r_destroy,
-                                         TF_OPS_NO_VALUES};
+static const tf_monitor_ops values_ops = {
+    .enter = v_enter, .info = r_info, .exit = v_exit, .exception = r_exception, .clear = r_clear,
+    .destroy = r_destroy
+};
+static const tf_monitor_ops plain_ops = {
+    .enter = nv_enter, .info = r_info, .exit = nv_exit, .exception = r_exception, .clear = r_clear,
+    .destroy = r_destroy, .flags = TF_OPS_NO_VALUES
+};
 
 static tf_monitor *r_create(tf_factory *f, const tf_tu *tu)
 {
@@ -484,7 +489,7 @@ static tf_monitor *r_create(tf_factory *f, const tf_tu *tu)
     return m ? &m->base : NULL;
 }
 
-static tf_factory factory = {"record", r_create, TF_FACTORY_NO_GUARD};
+static tf_factory factory = {.name = "record", .create = r_create, .flags = TF_FACTORY_NO_GUARD};
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static void set_up(void)

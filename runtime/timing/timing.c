@@ -156,7 +156,10 @@ static void destroy(tf_monitor *self)
 /* The hooks are the stack's; a monitor's end is the manager's (its
  * reference), so the stack never calls up into the manager. Timing reads ids
  * and the clock, never a value. */
-static const tf_monitor_ops monitor_ops = {tt_enter, tt_info, tt_exit, tt_exception, tt_clear, destroy, TF_OPS_NO_VALUES};
+static const tf_monitor_ops monitor_ops = {
+    .enter = tt_enter, .info = tt_info, .exit = tt_exit, .exception = tt_exception,
+    .clear = tt_clear, .destroy = destroy, .flags = TF_OPS_NO_VALUES
+};
 
 static tf_monitor *create(tf_factory *f, const tf_tu *tu)
 {

@@ -247,14 +247,17 @@ static void w_destroy(tf_monitor *self)
     free(self);
 }
 
-static const tf_monitor_ops ops = {w_enter, w_info, w_exit, w_exception, w_clear, w_destroy, 0};
+static const tf_monitor_ops ops = {
+    .enter = w_enter, .info = w_info, .exit = w_exit, .exception = w_exception, .clear = w_clear,
+    .destroy = w_destroy
+};
 
 static tf_monitor *create(tf_factory *self, const tf_tu *tu)
 {
     return tf__monitor_new(&ops, tu, self);
 }
 
-static tf_factory factory = {"watchdog", create, TF_FACTORY_NO_GUARD};
+static tf_factory factory = {.name = "watchdog", .create = create, .flags = TF_FACTORY_NO_GUARD};
 
 static pthread_once_t hook_once = PTHREAD_ONCE_INIT;
 static void hook_longjmp(void)

@@ -53,7 +53,7 @@ static void m_destroy(tf_monitor *self)
     free(self);
 }
 
-static const tf_monitor_ops ops = {m_enter, NULL, NULL, NULL, NULL, m_destroy, 0};
+static const tf_monitor_ops ops = {.enter = m_enter, .destroy = m_destroy};
 
 static tf_monitor *create(tf_factory *f, const tf_tu *tu)
 {

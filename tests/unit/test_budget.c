@@ -160,7 +160,9 @@ static void r_exception(tf_monitor *self, int id, const tf_exception *exc)
 {
     events[nevents++ & 63] = 'u';
 }
-static const tf_monitor_ops rec_ops = {r_enter, NULL, r_exit, r_exception, NULL, NULL, TF_OPS_NO_VALUES};
+static const tf_monitor_ops rec_ops = {
+    .enter = r_enter, .exit = r_exit, .exception = r_exception, .flags = TF_OPS_NO_VALUES
+};
 
 static void reset_seen(void)
 {

@@ -38,9 +38,14 @@ static void r_exit(tf_monitor *s, int id, const tf_value *r) { note(s, r ? ":exi
 static void r_exception(tf_monitor *s, int id, const tf_exception *e) { note(s, ":exc "); }
 static void r_clear(tf_monitor *s) { note(s, ":clear "); }
 static void r_destroy(tf_monitor *s) { free(s); }
-static const tf_monitor_ops rec_ops = {r_enter, r_info, r_exit, r_exception, r_clear, r_destroy, 0};
-static const tf_monitor_ops rec_nv_ops = {r_enter, r_info, r_exit, r_exception, r_clear, r_destroy,
-                                          TF_OPS_NO_VALUES};
+static const tf_monitor_ops rec_ops = {
+    .enter = r_enter, .info = r_info, .exit = r_exit, .exception = r_exception, .clear = r_clear,
+    .destroy = r_destroy
+};
+static const tf_monitor_ops rec_nv_ops = {
+    .enter = r_enter, .info = r_info, .exit = r_exit, .exception = r_exception, .clear = r_clear,
+    .destroy = r_destroy, .flags = TF_OPS_NO_VALUES
+};
 
 /* Factories named "nv..." make monitors that read no values. */
 static tf_monitor *rec_create(tf_factory *f, const tf_tu *tu)
@@ -55,8 +60,10 @@ static tf_factory fnv1 = {"nv1", rec_create, 0}, fnv2 = {"nv2", rec_create, 0};
 
 /* An ops table with bits in flags that no TF_OPS_* defines (as a malloc'd,
  * half-filled one would have), bit 0 among them. */
-static const tf_monitor_ops junk_ops = {r_enter, r_info, r_exit, r_exception, r_clear, r_destroy,
-                                        0xdead0001u};
+static const tf_monitor_ops junk_ops = {
+    .enter = r_enter, .info = r_info, .exit = r_exit, .exception = r_exception, .clear = r_clear,
+    .destroy = r_destroy, .flags = 0xdead0001u
+};
 static tf_monitor *junk_create(tf_factory *f, const tf_tu *tu)
 {
     struct rec *r = calloc(1, sizeof *r);

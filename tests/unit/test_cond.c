@@ -100,7 +100,10 @@ static void r_info(tf_monitor *s, const tf_args *a, int caller, int id, tf_tp_ty
 }
 
 static void r_destroy(tf_monitor *s) { free(s); }
-static const tf_monitor_ops rec_ops = {r_enter, r_info, r_exit, r_exception, NULL, r_destroy, 0};
+static const tf_monitor_ops rec_ops = {
+    .enter = r_enter, .info = r_info, .exit = r_exit, .exception = r_exception,
+    .destroy = r_destroy
+};
 
 static tf_monitor *rec_create(tf_factory *f, const tf_tu *tu)
 {

@@ -46,7 +46,9 @@ static void c_destroy(tf_monitor *self)
     free(self);
 }
 /* exception and clear left NULL on purpose: a user monitor may. */
-static const tf_monitor_ops counting_ops = {c_enter, c_info, c_exit, NULL, NULL, c_destroy, 0};
+static const tf_monitor_ops counting_ops = {
+    .enter = c_enter, .info = c_info, .exit = c_exit, .destroy = c_destroy
+};
 
 static tf_monitor *counting_create(tf_factory *f, const tf_tu *tu)
 {

@@ -30,7 +30,7 @@ static void u_destroy(tf_monitor *s)
 {
     free(s);
 }
-static const tf_monitor_ops user_ops = {u_enter, NULL, NULL, NULL, NULL, u_destroy, 0};
+static const tf_monitor_ops user_ops = {.enter = u_enter, .destroy = u_destroy};
 static tf_monitor *user_create(tf_factory *f, const tf_tu *tu)
 {
     tf_monitor *m = calloc(1, sizeof *m);
