@@ -118,7 +118,7 @@ int tf_ctl_connect(const char *pid, char *why, size_t len)
     return -1;
 }
 
-static int send_all(int fd, const char *p, size_t n)
+int tf_ctl_send_all(int fd, const char *p, size_t n)
 {
     while (n) {
         ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
@@ -175,7 +175,7 @@ char *tf_ctl_ask(const char *pid, const char *line, int wait_ms, char *why, size
     if (fd < 0)
         return NULL;
     /* A refused peer is answered without being read: the answer still comes. */
-    int sent = send_all(fd, line, strlen(line));
+    int sent = tf_ctl_send_all(fd, line, strlen(line));
     int send_errno = errno, big;
     shutdown(fd, SHUT_WR);
     char *answer = receive(fd, wait_ms, &big);

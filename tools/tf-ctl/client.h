@@ -31,6 +31,8 @@ int tf_ctl_open_dir(const char *dir, int *absent, char *why, size_t len);
 
 /* A connected socket to process pid, served by our uid; -1 with why. */
 int tf_ctl_connect(const char *pid, char *why, size_t len);
+/* Sends n bytes of p whole (EINTR retried, no SIGPIPE): 0, or -1. */
+int tf_ctl_send_all(int fd, const char *p, size_t n);
 
 /* Sends line (ending in '\n') to process pid and reads the whole answer (at
  * most TF_CTL_ASK_MAX bytes), waiting at most wait_ms for it. Returns the

@@ -136,20 +136,6 @@ static char *request(int argc, char **argv)
     return strcat(line, "\n");
 }
 
-static int send_all(int fd, const char *p, size_t n)
-{
-    while (n) {
-        ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 /* Reads up to max bytes into buf: their number, 0 at the end (a server
  * that closes before reading all of a refused request resets the
  * connection: also the end), -1 when it is silent for ANSWER_WAIT_MS. */
@@ -244,7 +230,7 @@ static int command(const char *pid, int argc, char **argv)
     }
     /* A refused or too long request is answered without being read whole:
      * the answer still comes. */
-    int sent = send_all(fd, line, strlen(line));
+    int sent = tf_ctl_send_all(fd, line, strlen(line));
     int send_errno = errno;
     free(line);
     shutdown(fd, SHUT_WR);
