@@ -23,8 +23,13 @@ typedef struct rmon {
     uint32_t first;  /* global id of the TU's name 0 */
     uint32_t wide;   /* RC_WIDE when ids need 32 bits, else 0 */
     uint32_t n;
-    uint32_t *cache; /* per name: enter, exit, info class ids (0: not known) */
+    uint64_t *cache; /* per name: enter, exit, info: class id (0: not known) | RV_FIXED,
+                      * and above bit 32 its layout (layout_of) */
 } rmon;
+
+/* In a cache slot: every value of the signature has a fixed size and the
+ * slot's top half says how each is written (layout_of). */
+#define RV_FIXED 0x80000000u
 
 /* ---- the hot path ---------------------------------------------------------- */
 
@@ -110,9 +115,10 @@ static void nv_exit(tf_monitor *self, int id, const tf_value *result)
 
 /* ---- values ---------------------------------------------------------------- */
 
-static uint32_t width(uint32_t size)
+static inline uint32_t width(uint32_t size)
 {
-    return size == 1 || size == 2 || size == 4 ? size : 8;
+    static const unsigned char widths[8] = {8, 1, 2, 8, 4, 8, 8, 8};
+    return size < 8 ? widths[size] : 8;
 }
 
 /* The plain kinds first: a wide value's shape (rc_shape) is worked out only
@@ -172,6 +178,37 @@ static unsigned char *put_string(unsigned char *p, const char *s, int *unreadabl
     }
     *p = 0;
     return p + 1;
+}
+
+/* How put_value writes a value of fixed size whatever it holds (a string
+ * may be unreadable, a wide value's shape is worked out, a captured one is
+ * read): 1, 2, 4 or 8, its first bytes; LAY_BOOL, 0 or 1; LAY_STRUCT, a
+ * zero byte. 0: not fixed. */
+enum { LAY_BOOL = 9, LAY_STRUCT = 10, LAY_MAX_VALUES = 8 };
+static unsigned fixed_code(const tf_value *v)
+{
+    switch (v->kind) {
+    case TF_K_INT: case TF_K_UINT: case TF_K_ENUM: return width(v->size);
+    case TF_K_FLOAT: return 8; /* a double */
+    case TF_K_PTR: return tf__captured(v) ? 0 : 8;
+    case TF_K_BOOL: return LAY_BOOL;
+    case TF_K_STRUCT: return LAY_STRUCT;
+    default: return 0;
+    }
+}
+
+/* The codes of v[n], 4 bits each from the lowest; 0 when one is not fixed
+ * or there are more than LAY_MAX_VALUES. */
+static uint32_t layout_of(const tf_value *v, uint32_t n)
+{
+    uint32_t lay = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        unsigned code = fixed_code(&v[i]);
+        if (!code || i >= LAY_MAX_VALUES)
+            return 0;
+        lay |= code << (4 * i);
+    }
+    return lay;
 }
 
 /* as_ptr: a string value shown as the pointer it is (NULL, or unreadable). */
@@ -235,14 +272,45 @@ static uint64_t unreadable_strings(const tf_value *v, uint32_t n)
 static uint32_t class_of(const rmon *m, int kind, int id, const tf_value *v, uint32_t n, uint64_t ptrs,
                          const uint64_t *shapes)
 {
-    uint32_t *slot = &m->cache[(uint32_t)kind * m->n + (uint32_t)id];
-    uint32_t c = ptrs || shapes ? 0 : __atomic_load_n(slot, __ATOMIC_RELAXED);
+    uint64_t *slot = &m->cache[(uint32_t)kind * m->n + (uint32_t)id];
+    uint32_t c = ptrs || shapes ? 0 : (uint32_t)__atomic_load_n(slot, __ATOMIC_RELAXED) & ~RV_FIXED;
     if (__builtin_expect(c != 0, 1))
         return c;
     c = rc_class(kind, (int)m->wide, v, n, ptrs, shapes);
+    uint32_t lay = layout_of(v, n);
     if (c && !ptrs && !shapes)
-        __atomic_store_n(slot, c, __ATOMIC_RELAXED);
+        __atomic_store_n(slot, c | (lay ? RV_FIXED : 0) | (uint64_t)lay << 32, __ATOMIC_RELAXED);
     return c;
+}
+
+/* The values as layout_of's lay says (room for LAY_MAX_VALUES of 8 bytes). */
+static inline unsigned char *put_laid(unsigned char *p, const tf_value *v, uint32_t lay)
+{
+    for (; lay; lay >>= 4, v++) {
+        unsigned code = lay & 15;
+        if (__builtin_expect(code <= 8, 1)) {
+            memcpy(p, &v->v.u, 8); /* little-endian: the low bytes; the rest is overwritten */
+            p += code;
+        } else {
+            *p++ = code == LAY_BOOL && v->v.u != 0;
+        }
+    }
+    return p;
+}
+
+/* An enter or exit whose values are all fixed (its cache slot says so):
+ * no string to read, no size to work out, no class to look for. */
+static inline __attribute__((always_inline)) void write_fixed(rt_ring *r, const rmon *m, uint32_t cls,
+                                                              int id, const tf_value *v, uint32_t lay)
+{
+    uint64_t now = now_for(r);
+    unsigned char *p = rt_ring_reserve(r, 13 + 4 + 8 * LAY_MAX_VALUES, now);
+    if (__builtin_expect(p == NULL, 0))
+        return; /* counted by the ring */
+    put_header(&p, r, cls, now);
+    p = put_func(p, m, id);
+    p = put_laid(p, v, lay);
+    rt_ring_commit(r, p, now);
 }
 
 /* Writes one event with values: head (func, and for info: info, tp) then
@@ -284,12 +352,9 @@ static int write_valued(rt_ring *r, const rmon *m, int kind, int id, int info, i
 /* A string whose first byte cannot be read is recorded as the pointer it is,
  * in the signature's variant with a pointer there: found out by writing the
  * event, which is then written again (a rare case pays, not every string). */
-static inline __attribute__((always_inline)) void valued(const rmon *m, int kind, int id, int info,
-                                                         int tp, const tf_value *v, uint32_t n)
+static __attribute__((noinline)) void valued_slow(rt_ring *r, const rmon *m, int kind, int id, int info,
+                                                  int tp, const tf_value *v, uint32_t n)
 {
-    rt_ring *r = begin();
-    if (!r)
-        return;
     uint64_t ptrs = null_strings(v, n);
     const uint64_t *shapes = NULL;
     uint64_t shape[n ? n : 1];
@@ -303,17 +368,73 @@ static inline __attribute__((always_inline)) void valued(const rmon *m, int kind
         rt_lost(r, TFR_LOST_STRING, 1);
     if (kind == RC_INFO) /* its packet is kept from the thread's hot calls (.rec.rare) */
         r->rare = 1;
+}
+
+/* The common case, an enter or exit whose values are all fixed, in line;
+ * the rest (strings, wide and captured values, info calls, a first call)
+ * out of line, so that the common case saves few registers. */
+static inline __attribute__((always_inline)) void valued(const rmon *m, int kind, int id, int info,
+                                                         int tp, const tf_value *v, uint32_t n)
+{
+    rt_ring *r = begin();
+    if (!r)
+        return;
+    uint64_t slot = n && kind != RC_INFO
+                        ? __atomic_load_n(&m->cache[(uint32_t)kind * m->n + (uint32_t)id], __ATOMIC_RELAXED)
+                        : 0;
+    if (__builtin_expect((slot & RV_FIXED) != 0, 1))
+        write_fixed(r, m, (uint32_t)slot & ~RV_FIXED, id, v, (uint32_t)(slot >> 32));
+    else
+        valued_slow(r, m, kind, id, info, tp, v, n);
     end(r);
+}
+
+/* The fixed case with nothing in its way (a ring, not busy, the TSC, room
+ * in the packet): a leaf, so that the hooks save no registers for it; 0
+ * when valued() must do it. */
+static inline __attribute__((always_inline)) int fixed_leaf(const rmon *m, int kind, int id,
+                                                            const tf_value *v)
+{
+    rt_ring *r = rt_self;
+    if (__builtin_expect(!r || r->busy || !tf__clock_tsc, 0))
+        return 0;
+    r->busy = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    uint64_t slot = __atomic_load_n(&m->cache[(uint32_t)kind * m->n + (uint32_t)id], __ATOMIC_RELAXED);
+    uint64_t now = __builtin_ia32_rdtsc();
+    now = now < r->last ? r->last : now;
+    unsigned char *p = (unsigned char *)(uintptr_t)r->pos;
+    int done = (slot & RV_FIXED) && r->pos + 13 + 4 + 8 * LAY_MAX_VALUES <= r->end;
+    if (__builtin_expect(done, 1)) {
+        put_header(&p, r, (uint32_t)slot & ~RV_FIXED, now);
+        p = put_func(p, m, id);
+        p = put_laid(p, v, (uint32_t)(slot >> 32));
+        rt_ring_commit(r, p, now);
+    }
+    end(r);
+    return done;
+}
+
+static __attribute__((noinline)) void valued_call(const rmon *m, int kind, int id, const tf_value *v,
+                                                  uint32_t n)
+{
+    valued(m, kind, id, 0, 0, v, n);
 }
 
 static void v_enter(tf_monitor *self, int id, const tf_args *args)
 {
-    valued((const rmon *)self, RC_ENTER, id, 0, 0, args ? args->values : NULL, args ? args->count : 0);
+    const tf_value *v = args ? args->values : NULL;
+    uint32_t n = args ? args->count : 0;
+    if (__builtin_expect(n != 0 && fixed_leaf((const rmon *)self, RC_ENTER, id, v), 1))
+        return;
+    valued_call((const rmon *)self, RC_ENTER, id, v, n);
 }
 
 static void v_exit(tf_monitor *self, int id, const tf_value *result)
 {
-    valued((const rmon *)self, RC_EXIT, id, 0, 0, result, result ? 1 : 0);
+    if (__builtin_expect(result && fixed_leaf((const rmon *)self, RC_EXIT, id, result), 1))
+        return;
+    valued_call((const rmon *)self, RC_EXIT, id, result, result ? 1 : 0);
 }
 
 static void r_info(tf_monitor *self, const tf_args *args, int caller, int id, tf_tp_type tp)
