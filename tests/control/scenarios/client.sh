@@ -111,11 +111,14 @@ grep -qx "tf-ctl: process 4242: its socket is served by uid 65534 (pid [0-9]*), 
 [ -s out.txt ] && fail "printed what another user's server said: $(cat out.txt)"
 stop_fake
 # /tmp/tf-<uid> (no XDG_RUNTIME_DIR) planted by another user, in a private /tmp.
+# tf-ctl runs from a descriptor opened before the mount: the build tree may
+# be under /tmp itself (a fresh clone there), which the mount hides.
 if unshare -m true 2>/dev/null; then
     unshare -m bash -c '
+        exec 9<"$0"
         mount -t tmpfs tmpfs /tmp || exit 3
         setpriv --reuid=65534 --regid=65534 --clear-groups mkdir -m 777 /tmp/tf-0 || exit 3
-        env -u XDG_RUNTIME_DIR "$0" 4242 status' "$tfctl" 2>err.txt
+        env -u XDG_RUNTIME_DIR /proc/self/fd/9 4242 status' "$tfctl" 2>err.txt
     [ $? = 3 ] && fail "cannot plant /tmp/tf-0 in a private /tmp"
     expect_same tmp-dir "tf-ctl: not using /tmp/tf-0: it belongs to uid 65534, not to you (uid 0)" err.txt
 else
