@@ -96,7 +96,7 @@ double bg_choose(bg_est *v, size_t n, double allowed_ns, double fixed_ns)
         v[i].shed = 0;
         total += v[i].cost_ns;
     }
-    if (total <= allowed_ns)
+    if (total <= allowed_ns || n == 0)
         return total;
     /* First, cheapest to lose first, only the functions worth switching
      * off: each at least a hundredth of the excess (a rarely called tiny
@@ -152,7 +152,8 @@ static void apply_changes(void)
 {
     uint32_t *on = malloc((nchanges ? nchanges : 1) * sizeof *on);
     uint32_t *off = malloc((nchanges ? nchanges : 1) * sizeof *off);
-    qsort(changes, nchanges, sizeof *changes, by_tu);
+    if (nchanges) /* changes is NULL before the first, which qsort may not be given */
+        qsort(changes, nchanges, sizeof *changes, by_tu);
     for (size_t i = 0; i < nchanges && on && off;) {
         bg_tu *t = changes[i].tu;
         size_t non = 0, noff = 0;

@@ -63,6 +63,9 @@ struct trigger_set {
 struct watch_factory {
     tf_factory base;
     struct trigger_set set;
+    /* the factory it replaced: never freed (watchers it made may still be
+     * in calls), kept reachable so that a leak checker sees it kept */
+    const struct watch_factory *older;
 };
 
 static struct trigger_set triggers; /* under add_lock */
@@ -256,6 +259,7 @@ static int change_to(const struct trigger_set *set)
         return -1;
     f->base = (tf_factory){"trigger", watch_create, TF_FACTORY_NO_GUARD};
     f->set = *set;
+    f->older = latest;
     triggers = *set;
     latest = f;
     return 0;

@@ -418,7 +418,8 @@ static edge_list edges_take(tt_manager *m)
         tt_sum_done(&l.v[i].sum);
         tt_sum_fill(&l.v[i].sum, m->clock.ticks_per_second, &l.v[i].s);
     }
-    qsort_r(l.v, l.n, sizeof *l.v, by_caller, m);
+    if (l.n) /* l.v is NULL without edges, which qsort_r may not be given */
+        qsort_r(l.v, l.n, sizeof *l.v, by_caller, m);
     return l;
 }
 
