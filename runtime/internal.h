@@ -271,6 +271,10 @@ void tf__probe_handler_changed(int sig);
 #endif
 /* The calling thread's name (pthread_getname_np); async-signal-safe. */
 void tf__thread_name(char name[16]);
+/* Starts fn as libtf's thread name (NULL: unnamed), every signal blocked in
+ * it (thread.c);
+ * pthread_create's result. */
+int tf__thread_start(pthread_t *t, void *(*fn)(void *), const char *name);
 
 /* ---- fork ------------------------------------------------------------------
  * Each module's locks around fork, run by runtime/init.c's one pthread_atfork

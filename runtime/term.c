@@ -111,16 +111,9 @@ static void *exit_thread(void *arg)
 
 static void start_helper(void)
 {
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old); /* signals go to the program's threads */
-    helper_running = pthread_create(&helper, NULL, exit_thread, NULL) == 0;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (helper_running) {
-        pthread_setname_np(helper, "tf-exit"); /* what ps -L shows for libtf's thread */
-        if (TF_PROBE_BY_FAULT) /* a sanitizer build joins it around fork */
-            pthread_detach(helper);
-    }
+    helper_running = tf__thread_start(&helper, exit_thread, "tf-exit") == 0;
+    if (helper_running && TF_PROBE_BY_FAULT) /* a sanitizer build joins it around fork */
+        pthread_detach(helper);
 }
 
 /* The signal's default action, now: the status the program would have. */

@@ -395,16 +395,8 @@ static void start(void)
     listen_fd = open_socket();
     if (listen_fd < 0)
         return;
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     pthread_t t;
-    int rc = pthread_create(&t, &attr, run, NULL);
-    pthread_attr_destroy(&attr);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    int rc = tf__thread_start(&t, run, "tf-control");
     if (rc != 0) {
         fprintf(stderr, "tf: TF_CONTROL: cannot start the server thread: %s\n", strerror(rc));
         remove_socket();
@@ -412,7 +404,7 @@ static void start(void)
         listen_fd = -1;
         return;
     }
-    pthread_setname_np(t, "tf-control");
+    pthread_detach(t);
 }
 
 void tf__control_init(void)

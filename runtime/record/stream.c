@@ -121,11 +121,7 @@ void rs_start(void)
 {
     if (wake < 0)
         wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old); /* signals go to the program's threads */
-    running = pthread_create(&writer, NULL, run, NULL) == 0;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    running = tf__thread_start(&writer, run, NULL) == 0;
     if (!running)
         fprintf(stderr, "tf: record: cannot start the stream writer; events are kept in memory\n");
 }

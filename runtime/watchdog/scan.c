@@ -191,20 +191,14 @@ static void *run(void *arg)
     return arg;
 }
 
-/* The thread never takes the program's signals. */
 static int start(char *why, size_t len)
 {
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
     stopping = 0;
-    int rc = pthread_create(&thread, NULL, run, NULL);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    int rc = tf__thread_start(&thread, run, "tf-watchdog");
     if (rc != 0) {
         snprintf(why, len, "cannot start the watchdog thread: %s", strerror(rc));
         return -1;
     }
-    pthread_setname_np(thread, "tf-watchdog");
     running = 1;
     return 0;
 }
