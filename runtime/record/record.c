@@ -298,21 +298,6 @@ static inline unsigned char *put_laid(unsigned char *p, const tf_value *v, uint3
     return p;
 }
 
-/* An enter or exit whose values are all fixed (its cache slot says so):
- * no string to read, no size to work out, no class to look for. */
-static inline __attribute__((always_inline)) void write_fixed(rt_ring *r, const rmon *m, uint32_t cls,
-                                                              int id, const tf_value *v, uint32_t lay)
-{
-    uint64_t now = now_for(r);
-    unsigned char *p = rt_ring_reserve(r, 13 + 4 + 8 * LAY_MAX_VALUES, now);
-    if (__builtin_expect(p == NULL, 0))
-        return; /* counted by the ring */
-    put_header(&p, r, cls, now);
-    p = put_func(p, m, id);
-    p = put_laid(p, v, lay);
-    rt_ring_commit(r, p, now);
-}
-
 /* Writes one event with values: head (func, and for info: info, tp) then
  * v[n], ptrs as in null_strings. Returns 1, committing nothing, if a string
  * not in ptrs turned out unreadable. */
@@ -349,12 +334,18 @@ static int write_valued(rt_ring *r, const rmon *m, int kind, int id, int info, i
     return unreadable;
 }
 
-/* A string whose first byte cannot be read is recorded as the pointer it is,
- * in the signature's variant with a pointer there: found out by writing the
- * event, which is then written again (a rare case pays, not every string). */
-static __attribute__((noinline)) void valued_slow(rt_ring *r, const rmon *m, int kind, int id, int info,
-                                                  int tp, const tf_value *v, uint32_t n)
+/* Every event with values that fixed_leaf did not write: strings, wide
+ * and captured values, info calls, a first call, a packet to open; out of
+ * line, so that the hooks' common case saves no register for it. A string
+ * whose first byte cannot be read is recorded as the pointer it is, in the
+ * signature's variant with a pointer there: found out by writing the event,
+ * which is then written again (a rare case pays, not every string). */
+static __attribute__((noinline)) void valued(const rmon *m, int kind, int id, int info, int tp,
+                                             const tf_value *v, uint32_t n)
 {
+    rt_ring *r = begin();
+    if (!r)
+        return;
     uint64_t ptrs = null_strings(v, n);
     const uint64_t *shapes = NULL;
     uint64_t shape[n ? n : 1];
@@ -368,30 +359,13 @@ static __attribute__((noinline)) void valued_slow(rt_ring *r, const rmon *m, int
         rt_lost(r, TFR_LOST_STRING, 1);
     if (kind == RC_INFO) /* its packet is kept from the thread's hot calls (.rec.rare) */
         r->rare = 1;
-}
-
-/* The common case, an enter or exit whose values are all fixed, in line;
- * the rest (strings, wide and captured values, info calls, a first call)
- * out of line, so that the common case saves few registers. */
-static inline __attribute__((always_inline)) void valued(const rmon *m, int kind, int id, int info,
-                                                         int tp, const tf_value *v, uint32_t n)
-{
-    rt_ring *r = begin();
-    if (!r)
-        return;
-    uint64_t slot = n && kind != RC_INFO
-                        ? __atomic_load_n(&m->cache[(uint32_t)kind * m->n + (uint32_t)id], __ATOMIC_RELAXED)
-                        : 0;
-    if (__builtin_expect((slot & RV_FIXED) != 0, 1))
-        write_fixed(r, m, (uint32_t)slot & ~RV_FIXED, id, v, (uint32_t)(slot >> 32));
-    else
-        valued_slow(r, m, kind, id, info, tp, v, n);
     end(r);
 }
 
 /* The fixed case with nothing in its way (a ring, not busy, the TSC, room
- * in the packet): a leaf, so that the hooks save no registers for it; 0
- * when valued() must do it. */
+ * in the packet): a leaf, so that the hooks save no registers for it (a
+ * clock_gettime call in it costs 30 instructions a fib call); 0 when
+ * valued() must do it. */
 static inline __attribute__((always_inline)) int fixed_leaf(const rmon *m, int kind, int id,
                                                             const tf_value *v)
 {
@@ -401,7 +375,7 @@ static inline __attribute__((always_inline)) int fixed_leaf(const rmon *m, int k
     r->busy = 1;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     uint64_t slot = __atomic_load_n(&m->cache[(uint32_t)kind * m->n + (uint32_t)id], __ATOMIC_RELAXED);
-    uint64_t now = __builtin_ia32_rdtsc();
+    uint64_t now = __builtin_ia32_rdtsc(); /* tf__clock_now, its call left out: a leaf */
     now = now < r->last ? r->last : now;
     unsigned char *p = (unsigned char *)(uintptr_t)r->pos;
     int done = (slot & RV_FIXED) && r->pos + 13 + 4 + 8 * LAY_MAX_VALUES <= r->end;
@@ -415,26 +389,20 @@ static inline __attribute__((always_inline)) int fixed_leaf(const rmon *m, int k
     return done;
 }
 
-static __attribute__((noinline)) void valued_call(const rmon *m, int kind, int id, const tf_value *v,
-                                                  uint32_t n)
-{
-    valued(m, kind, id, 0, 0, v, n);
-}
-
 static void v_enter(tf_monitor *self, int id, const tf_args *args)
 {
     const tf_value *v = args ? args->values : NULL;
     uint32_t n = args ? args->count : 0;
     if (__builtin_expect(n != 0 && fixed_leaf((const rmon *)self, RC_ENTER, id, v), 1))
         return;
-    valued_call((const rmon *)self, RC_ENTER, id, v, n);
+    valued((const rmon *)self, RC_ENTER, id, 0, 0, v, n);
 }
 
 static void v_exit(tf_monitor *self, int id, const tf_value *result)
 {
     if (__builtin_expect(result && fixed_leaf((const rmon *)self, RC_EXIT, id, result), 1))
         return;
-    valued_call((const rmon *)self, RC_EXIT, id, result, result ? 1 : 0);
+    valued((const rmon *)self, RC_EXIT, id, 0, 0, result, result ? 1 : 0);
 }
 
 static void r_info(tf_monitor *self, const tf_args *args, int caller, int id, tf_tp_type tp)
@@ -511,15 +479,9 @@ void rt_record_signal(int sig, const siginfo_t *info, int dying)
  * events as any event is. */
 int rt_record_counters(const uint64_t v[RC_NCOUNTERS])
 {
-    rt_ring *r = rt_ring_self();
+    rt_ring *r = begin();
     if (!r)
         return -1;
-    if (r->busy) {
-        rt_lost(r, TFR_LOST_NESTED, 1);
-        return -1;
-    }
-    r->busy = 1;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
     uint64_t now = now_for(r);
     size_t n = RC_NCOUNTERS * sizeof v[0];
     unsigned char *p = rt_ring_reserve(r, 13 + n, now);
@@ -542,15 +504,9 @@ static size_t cut(const char *s)
 
 int rt_record_budget(const double v[RC_NBUDGET], const char *func, const char *action)
 {
-    rt_ring *r = rt_ring_self();
+    rt_ring *r = begin();
     if (!r)
         return -1;
-    if (r->busy) {
-        rt_lost(r, TFR_LOST_NESTED, 1);
-        return -1;
-    }
-    r->busy = 1;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
     uint64_t now = now_for(r);
     size_t nv = RC_NBUDGET * sizeof v[0], nf = cut(func), na = cut(action);
     unsigned char *p = rt_ring_reserve(r, 13 + nv + nf + 1 + na + 1, now);
