@@ -89,6 +89,15 @@ static int fail(parser *P, const char *fmt, ...)
     return -1;
 }
 
+/* n bytes of the metadata's arena; NULL said as out of memory. */
+static void *palloc(parser *P, size_t n)
+{
+    void *p = alloc(P->m, n);
+    if (!p)
+        fail(P, "out of memory");
+    return p;
+}
+
 static void skip_space(parser *P)
 {
     for (;;) {
@@ -118,9 +127,9 @@ static int lex_string(parser *P)
     }
     if (q >= P->end)
         return fail(P, "a string is not closed");
-    char *s = alloc(P->m, n + 1);
+    char *s = palloc(P, n + 1);
     if (!s)
-        return fail(P, "out of memory");
+        return -1;
     size_t k = 0;
     for (const char *c = P->p; c < q; c++) {
         char ch = *c;
@@ -219,7 +228,7 @@ static int expect(parser *P, char c)
 
 static const char *ident_copy(parser *P)
 {
-    char *s = alloc(P->m, P->slen + 1);
+    char *s = palloc(P, P->slen + 1);
     if (s)
         memcpy(s, P->s, P->slen);
     return s;
@@ -279,11 +288,9 @@ static const tt_type *integer_type(parser *P)
     next(P);
     if (attrs(P, &size, &align, &sign, &base, &exp, &mant))
         return NULL;
-    tt_type *t = alloc(P->m, sizeof *t);
-    if (!t) {
-        fail(P, "out of memory");
+    tt_type *t = palloc(P, sizeof *t);
+    if (!t)
         return NULL;
-    }
     t->kind = TT_INT;
     t->bytes = (uint8_t)(size / 8);
     t->is_signed = (uint8_t)sign;
@@ -301,11 +308,9 @@ static const tt_type *float_type(parser *P)
     next(P);
     if (attrs(P, &size, &align, &sign, &base, &exp, &mant))
         return NULL;
-    tt_type *t = alloc(P->m, sizeof *t);
-    if (!t) {
-        fail(P, "out of memory");
+    tt_type *t = palloc(P, sizeof *t);
+    if (!t)
         return NULL;
-    }
     t->kind = TT_FLOAT;
     t->bytes = exp == 11 && mant == 53 ? 8 : exp == 8 && mant == 24 ? 4 : 0;
     if (!t->bytes) {
@@ -380,8 +385,10 @@ static const tt_type *enum_type(parser *P)
         at = hi + 1;
         if (n == cap) {
             tt_map *g = realloc(maps, 2 * (size_t)cap * sizeof *maps);
-            if (!g)
+            if (!g) {
+                fail(P, "out of memory"); /* not an enumeration cut short */
                 break;
+            }
             maps = g;
             cap *= 2;
         }
@@ -390,11 +397,13 @@ static const tt_type *enum_type(parser *P)
             break;
         next(P);
     }
-    tt_type *t = alloc(P->m, sizeof *t);
-    tt_map *kept = t ? alloc(P->m, (n ? n : 1) * sizeof *kept) : NULL;
-    if (!maps || !kept || expect(P, '}')) {
+    tt_type *t = maps ? palloc(P, sizeof *t) : NULL;
+    tt_map *kept = t ? palloc(P, (n ? n : 1) * sizeof *kept) : NULL;
+    if (!maps)
+        fail(P, "out of memory");
+    if (!kept || expect(P, '}')) {
         free(maps);
-        return kept ? NULL : (fail(P, "out of memory"), NULL);
+        return NULL;
     }
     memcpy(kept, maps, n * sizeof *kept);
     free(maps);
@@ -413,7 +422,7 @@ static const tt_type *struct_type(parser *P)
     if (expect(P, '{'))
         return NULL;
     uint32_t n = 0, cap = 8;
-    tt_member *ms = alloc(P->m, cap * sizeof *ms);
+    tt_member *ms = palloc(P, cap * sizeof *ms);
     while (ms && !is_punct(P, '}') && !P->failed) {
         const tt_type *t = type_spec(P);
         if (!t)
@@ -430,11 +439,9 @@ static const tt_type *struct_type(parser *P)
                 fail(P, "a bad array length");
                 return NULL;
             }
-            tt_type *a = alloc(P->m, sizeof *a);
-            if (!a) {
-                fail(P, "out of memory");
+            tt_type *a = palloc(P, sizeof *a);
+            if (!a)
                 return NULL;
-            }
             a->kind = TT_ARRAY;
             a->n = (uint32_t)P->num;
             a->elem = t;
@@ -446,11 +453,9 @@ static const tt_type *struct_type(parser *P)
         if (expect(P, ';'))
             return NULL;
         if (n == cap) {
-            tt_member *g = alloc(P->m, 2 * (size_t)cap * sizeof *g);
-            if (!g) {
-                fail(P, "out of memory");
+            tt_member *g = palloc(P, 2 * (size_t)cap * sizeof *g);
+            if (!g)
                 return NULL;
-            }
             memcpy(g, ms, n * sizeof *g);
             ms = g;
             cap *= 2;
@@ -458,11 +463,9 @@ static const tt_type *struct_type(parser *P)
         ms[n].name = name && name[0] == '_' ? name + 1 : name; /* CTF 1.8: one '_' is not the name */
         ms[n++].type = t;
     }
-    tt_type *t = alloc(P->m, sizeof *t);
-    if (!t || !ms) {
-        fail(P, "out of memory");
+    tt_type *t = ms ? palloc(P, sizeof *t) : NULL;
+    if (!t)
         return NULL;
-    }
     if (expect(P, '}'))
         return NULL;
     if (is_word(P, "align")) { /* struct { ... } align(N) */
@@ -677,10 +680,10 @@ static int event(parser *P)
     next(P);
     if (expect(P, '{'))
         return -1;
-    tt_class *c = alloc(P->m, sizeof *c);
+    tt_class *c = palloc(P, sizeof *c);
     int64_t id = -1;
     if (!c)
-        return fail(P, "out of memory");
+        return -1;
     while (!is_punct(P, '}') && !P->failed) {
         if (is_word(P, "fields")) {
             next(P);
