@@ -271,6 +271,17 @@ void tf__probe_handler_changed(int sig);
 #endif
 /* The calling thread's name (pthread_getname_np); async-signal-safe. */
 void tf__thread_name(char name[16]);
+/* A record kept per thread (the watchdog's, the budget's), first member of
+ * theirs: claimed at a thread's first event from a list that never shrinks
+ * (pages.c: never malloc, never unmapped), released at its exit for the
+ * next thread. */
+typedef struct tf_threadrec {
+    struct tf_threadrec *next; /* every record, newest first; never freed */
+    int used;                  /* 1 while a thread owns it */
+} tf_threadrec;
+/* A record of *all no thread owns, or a new one of size bytes pushed on it;
+ * owned by the caller (used 1). NULL without a page. Async-signal-safe. */
+tf_threadrec *tf__threadrec_claim(tf_threadrec **all, size_t size);
 /* Starts fn as libtf's thread name (NULL: unnamed), every signal blocked in
  * it (thread.c);
  * pthread_create's result. */

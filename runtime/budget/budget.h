@@ -54,8 +54,7 @@ typedef struct bg_open {
 #define BG_OPEN 8      /* sampled calls open at once per thread; more replace the oldest */
 
 typedef struct bg_thread {
-    struct bg_thread *next;  /* every record, newest first; never freed */
-    int used;                /* 1 while a thread owns it */
+    tf_threadrec rec;        /* first: the list of every record, and its owner */
     uint32_t countdown;      /* calls until the next sampled one */
     uint32_t rng;            /* xorshift state: sampling intervals of 32 to 95 calls */
     int nopen;
@@ -76,8 +75,12 @@ static inline bg_count *bg_own_count(bg_thread *t, uint32_t i)
     bg_count *c = i < BG_MAX_FUNCS ? t->chunk[i / BG_CHUNK] : NULL; /* only this thread stores it */
     return c ? c + i % BG_CHUNK : NULL;
 }
-/* Head of the list of every record (acquire). */
+/* Head of the list of every record (acquire), and the next one. */
 bg_thread *bg_threads(void);
+static inline bg_thread *bg_next(const bg_thread *t)
+{
+    return (bg_thread *)t->rec.next;
+}
 /* Adds every record's counters of indices [0, n) into sum[] (the budget
  * thread; relaxed loads of words only their owners store). */
 void bg_threads_sum(bg_count *sum, uint32_t n);

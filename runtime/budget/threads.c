@@ -17,7 +17,7 @@
 #include "budget.h"
 
 TF_TLS bg_thread *bg_me;
-static bg_thread *all;
+static tf_threadrec *all;
 static pthread_key_t key;
 
 static void release(void *p)
@@ -26,7 +26,7 @@ static void release(void *p)
     bg_me = NULL; /* a later destructor's monitored call claims a record again */
     t->nopen = 0;
     t->top_meter = NULL;
-    __atomic_store_n(&t->used, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&t->rec.used, 0, __ATOMIC_RELEASE);
 }
 
 /* At start-up: pthread_once interrupted on its own thread would wait for
@@ -38,37 +38,12 @@ __attribute__((constructor(101))) static void make_key(void)
 
 bg_thread *bg_threads(void)
 {
-    return __atomic_load_n(&all, __ATOMIC_ACQUIRE);
-}
-
-static bg_thread *reuse(void)
-{
-    for (bg_thread *t = bg_threads(); t; t = t->next) {
-        int free = 0;
-        if (__atomic_load_n(&t->used, __ATOMIC_RELAXED) == 0 &&
-            __atomic_compare_exchange_n(&t->used, &free, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-            return t;
-    }
-    return NULL;
-}
-
-static bg_thread *make(void)
-{
-    bg_thread *t = tf__pages_alloc(sizeof *t);
-    if (!t)
-        return NULL;
-    t->used = 1;
-    t->next = __atomic_load_n(&all, __ATOMIC_RELAXED);
-    while (!__atomic_compare_exchange_n(&all, &t->next, t, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
-        ;
-    return t;
+    return (bg_thread *)__atomic_load_n(&all, __ATOMIC_ACQUIRE);
 }
 
 static bg_thread *claim(void)
 {
-    bg_thread *t = reuse();
-    if (!t)
-        t = make();
+    bg_thread *t = (bg_thread *)tf__threadrec_claim(&all, sizeof *t);
     if (t) {
         /* threads start their sampling out of step with each other */
         t->rng = (uint32_t)gettid() * 2654435761u | 1u;
@@ -98,7 +73,7 @@ TF_COLD bg_count *bg_count_make(uint32_t i)
 
 void bg_threads_sum(bg_count *sum, uint32_t n)
 {
-    for (bg_thread *t = bg_threads(); t; t = t->next)
+    for (bg_thread *t = bg_threads(); t; t = bg_next(t))
         for (uint32_t k = 0; k * BG_CHUNK < n && k < BG_CHUNKS; k++) {
             bg_count *c = __atomic_load_n(&t->chunk[k], __ATOMIC_ACQUIRE);
             for (uint32_t j = 0; c && j < BG_CHUNK && k * BG_CHUNK + j < n; j++) {
@@ -115,10 +90,10 @@ void bg_threads_sum(bg_count *sum, uint32_t n)
  * free for its threads (their counts stay in the sums). */
 void bg_threads_fork_child(void)
 {
-    for (bg_thread *t = bg_threads(); t; t = t->next)
+    for (bg_thread *t = bg_threads(); t; t = bg_next(t))
         if (t != bg_me) {
             t->nopen = 0;
             t->top_meter = NULL;
-            t->used = 0;
+            t->rec.used = 0;
         }
 }

@@ -163,8 +163,8 @@ void wd_cycles(wd_scan *s)
 {
     int n = 0, cap = 0;
     node *v = NULL, one;
-    for (wd_thread *t = wd_threads(); t; t = t->next) {
-        if (!__atomic_load_n(&t->used, __ATOMIC_ACQUIRE) || !waiting_long(s, t, &one))
+    for (wd_thread *t = wd_threads(); t; t = wd_next(t)) {
+        if (!__atomic_load_n(&t->rec.used, __ATOMIC_ACQUIRE) || !waiting_long(s, t, &one))
             continue;
         if (n == cap) {
             node *bigger = realloc(v, (size_t)(cap = cap ? 2 * cap : 16) * sizeof *v);

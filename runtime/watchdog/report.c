@@ -205,8 +205,8 @@ void wd_stacks(FILE *out)
 {
     uint64_t now = tf__clock_now();
     int idle = 0;
-    for (wd_thread *t = wd_threads(); t; t = t->next) {
-        if (!__atomic_load_n(&t->used, __ATOMIC_ACQUIRE))
+    for (wd_thread *t = wd_threads(); t; t = wd_next(t)) {
+        if (!__atomic_load_n(&t->rec.used, __ATOMIC_ACQUIRE))
             continue;
         int depth = __atomic_load_n(&t->depth, __ATOMIC_ACQUIRE);
         int busy = __atomic_load_n(&t->waiting, __ATOMIC_ACQUIRE) || __atomic_load_n(&t->nheld, __ATOMIC_ACQUIRE);
@@ -231,8 +231,8 @@ void wd_heartbeat(FILE *out)
     uint64_t calls = wd_retired(), open = 0;
     int threads = 0;
     int on = wd_running(&spec);
-    for (wd_thread *t = wd_threads(); t; t = t->next)
-        if (__atomic_load_n(&t->used, __ATOMIC_ACQUIRE)) {
+    for (wd_thread *t = wd_threads(); t; t = wd_next(t))
+        if (__atomic_load_n(&t->rec.used, __ATOMIC_ACQUIRE)) {
             calls += __atomic_load_n(&t->events, __ATOMIC_ACQUIRE) - t->base;
             open += (uint64_t)__atomic_load_n(&t->depth, __ATOMIC_ACQUIRE);
             threads++;

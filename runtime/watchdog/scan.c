@@ -74,7 +74,7 @@ static int look(wd_thread *t, uint64_t now)
 
 static int live(const wd_thread *t)
 {
-    return __atomic_load_n(&t->used, __ATOMIC_ACQUIRE) != 0;
+    return __atomic_load_n(&t->rec.used, __ATOMIC_ACQUIRE) != 0;
 }
 
 static int open_calls(const wd_thread *t)
@@ -104,7 +104,7 @@ static int fresh(const wd_thread *t)
 static void hang_header(wd_scan *s, int open)
 {
     int old = 0;
-    for (wd_thread *t = wd_threads(); t; t = t->next)
+    for (wd_thread *t = wd_threads(); t; t = wd_next(t))
         old += live(t) && open_calls(t) > 0 && !fresh(t);
     char took[64], above[64] = "";
     tf_buf b = {took, sizeof took, 0};
@@ -120,7 +120,7 @@ static void scan(const wd_spec *cur)
     wd_scan s = {.now = mono_ns(), .now_ticks = tf__clock_now(), .spec = *cur};
     uint64_t total = 0;
     int open = 0;
-    for (wd_thread *t = wd_threads(); t; t = t->next)
+    for (wd_thread *t = wd_threads(); t; t = wd_next(t))
         if (live(t)) {
             open += look(t, s.now) > 0;
             total += t->seen_events;
@@ -137,10 +137,10 @@ static void scan(const wd_spec *cur)
     if (hung)
         hang_reported = 1, hang_header(&s, open);
     wd_cycles(&s); /* the threads of a cycle, with what they hold and wait for */
-    for (wd_thread *t = wd_threads(); t && hung; t = t->next)
+    for (wd_thread *t = wd_threads(); t && hung; t = wd_next(t))
         if (fresh(t) && wd_scan_add(&s, t))
             wd_thread_block(&s, t);
-    for (wd_thread *t = wd_threads(); t; t = t->next) /* stalls */
+    for (wd_thread *t = wd_threads(); t; t = wd_next(t)) /* stalls */
         if (fresh(t) && s.now - t->seen_since >= cur->ns && wd_scan_add(&s, t))
             wd_thread_block(&s, t);
     wd_scan_close(&s);

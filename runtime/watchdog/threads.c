@@ -22,7 +22,7 @@
 #include "watchdog.h"
 
 TF_TLS wd_thread *wd_me;
-static wd_thread *all;
+static tf_threadrec *all;
 static uint64_t retired;
 static pthread_key_t key;
 
@@ -35,7 +35,7 @@ static void release(void *p)
     __atomic_store_n(&t->waiting, NULL, __ATOMIC_RELEASE);
     __atomic_store_n(&t->nheld, 0, __ATOMIC_RELEASE);
     t->held_lost = 0;
-    __atomic_store_n(&t->used, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&t->rec.used, 0, __ATOMIC_RELEASE);
 }
 
 /* At start-up: pthread_once interrupted on its own thread would wait for
@@ -47,38 +47,13 @@ __attribute__((constructor(101))) static void make_key(void)
 
 wd_thread *wd_threads(void)
 {
-    return __atomic_load_n(&all, __ATOMIC_ACQUIRE);
-}
-
-static wd_thread *reuse(void)
-{
-    for (wd_thread *t = wd_threads(); t; t = t->next) {
-        int free = 0;
-        if (__atomic_load_n(&t->used, __ATOMIC_RELAXED) == 0 &&
-            __atomic_compare_exchange_n(&t->used, &free, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-            return t;
-    }
-    return NULL;
-}
-
-static wd_thread *make(void)
-{
-    wd_thread *t = tf__pages_alloc(sizeof *t);
-    if (!t)
-        return NULL;
-    t->used = 1;
-    t->next = __atomic_load_n(&all, __ATOMIC_RELAXED);
-    while (!__atomic_compare_exchange_n(&all, &t->next, t, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
-        ;
-    return t;
+    return (wd_thread *)__atomic_load_n(&all, __ATOMIC_ACQUIRE);
 }
 
 TF_COLD wd_thread *wd_claim(void)
 {
     int saved = errno;
-    wd_thread *t = reuse();
-    if (!t)
-        t = make();
+    wd_thread *t = (wd_thread *)tf__threadrec_claim(&all, sizeof *t);
     if (t) {
         t->tid = gettid();
         t->base = t->events;
@@ -127,7 +102,7 @@ int wd_frame_copy(wd_thread *t, int i, wd_frame *out)
  * free, and their waits and locks are gone with them. */
 void wd_threads_fork_child(void)
 {
-    for (wd_thread *t = wd_threads(); t; t = t->next) {
+    for (wd_thread *t = wd_threads(); t; t = wd_next(t)) {
         if (t == wd_me) {
             t->tid = gettid();
             continue;
@@ -136,6 +111,6 @@ void wd_threads_fork_child(void)
         t->waiting = NULL;
         t->nheld = 0;
         t->held_lost = 0;
-        t->used = 0;
+        t->rec.used = 0;
     }
 }

@@ -61,8 +61,7 @@ typedef struct wd_held {
 #define WD_GET(field) __atomic_load_n(&(field), __ATOMIC_RELAXED)
 
 typedef struct wd_thread {
-    struct wd_thread *next;  /* every record, newest first; never freed */
-    int used;                /* 1 while a thread owns it */
+    tf_threadrec rec;        /* first: the list of every record, and its owner */
     int tid;
     uint64_t claims;         /* bumped at each claim: the watchdog tells owners apart */
     uint64_t events;         /* monitored enters and exits so far (release); never reset,
@@ -96,8 +95,12 @@ static inline wd_thread *wd_self(void)
     wd_thread *t = wd_me;
     return __builtin_expect(t != NULL, 1) ? t : wd_claim();
 }
-/* Head of the list of every record (acquire). */
+/* Head of the list of every record (acquire), and the next one. */
 wd_thread *wd_threads(void);
+static inline wd_thread *wd_next(const wd_thread *t)
+{
+    return (wd_thread *)t->rec.next;
+}
 /* Calls entered and left by threads that ended. */
 uint64_t wd_retired(void);
 /* Frame i of t, NULL if not kept (any thread). */
