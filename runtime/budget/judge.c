@@ -269,6 +269,18 @@ static size_t estimate(bg_est *v, uint32_t n, double *fixed, double *hooks)
     return k;
 }
 
+/* The program's own time in a window of cpu_ns (the budget thread's own
+ * left out) read most favourably: the hooks' estimate is a third too high
+ * (.budget.cost says how close it comes), and an estimate above the whole
+ * CPU time is first brought down to it, since the hooks ran within it. */
+#define HOOKS_ERR (1.0 / 3)
+static double useful_at_most(double cpu_ns, double hooks_ns)
+{
+    if (cpu_ns <= 0)
+        return 0;
+    return cpu_ns - fmin(hooks_ns, cpu_ns) / (1 + HOOKS_ERR);
+}
+
 static int by_probe_cost(const void *pa, const void *pb)
 {
     const bg_fn *a = *(bg_fn *const *)pa, *b = *(bg_fn *const *)pb;
@@ -338,10 +350,21 @@ void bg_judge(double budget)
     /* Where the hooks' estimate is most of the CPU time, the program's own
      * time, their difference, is known badly (a few percent off in the one
      * is many times off in the other): then only enough is switched off to
-     * bring the hooks under a twentieth of the CPU time, and the next window,
-     * measured with those off, judges the rest (.budget.order). */
+     * bring the hooks under a twentieth of the CPU time, or what the budget
+     * allows the program's time read most favourably, whichever is more, and
+     * the next window, measured with those off, judges the rest
+     * (.budget.order). */
     if (hooks > dcpu - hooks)
-        allowed = fmax(allowed, dcpu / 20);
+        allowed = fmax(allowed, fmax(dcpu / 20, budget * useful_at_most(dcpu - own_ns, hooks)));
+    /* The hooks ran within the CPU time: an estimate above it is that much
+     * too high for every function (a preempted sample among a function's
+     * first few), and the choice is made with it brought down. */
+    if (hooks > dcpu - own_ns && dcpu > own_ns) {
+        double down = (dcpu - own_ns) / hooks;
+        for (size_t i = 0; i < k; i++)
+            v[i].cost_ns *= down;
+        fixed *= down;
+    }
     bg_choose(v, k, allowed, fixed);
     for (size_t i = 0; i < k; i++) {
         bg_fn *f = &bg_fns[v[i].index];

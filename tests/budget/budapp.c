@@ -12,6 +12,9 @@
  *                          and exits; then the parent does them too
  *   budapp dl ROUNDS LIB   twice: dlopen LIB (budlib.c), ROUNDS x
  *                          (lib_spin(SPIN), slow(SLOW)), dlclose
+ *   budapp light ROUNDS    ROUNDS x LIGHT calls of mix, a function of a few
+ *                          nanoseconds: its hooks are most of the CPU time,
+ *                          yet a few times its own, not ten
  *
  * At the end it prints "budget thread: yes" or "no": whether a thread named
  * tf-budget exists (nothing runs without TF_BUDGET).
@@ -51,6 +54,20 @@ TF_MONITOR(app) long slow(int n)
     for (long i = 0; i < n * 100000L; i++)
         s += i;
     return s;
+}
+
+#define LIGHT 100000
+
+/* Two dependent multiply-xorshift steps: a few nanoseconds, less than
+ * of what a metered call's hooks take. */
+TF_MONITOR(app) unsigned mix(unsigned x)
+{
+    for (int i = 0; i < 2; i++) {
+        x = x * 2654435761u + 1;
+        x ^= x >> 15;
+        __asm__ volatile("" : "+r"(x));
+    }
+    return x;
 }
 
 static int budget_thread(void)
@@ -156,10 +173,16 @@ int main(int argc, char **argv)
         sum = on_threads(rounds);
     } else if (strcmp(mode, "fork") == 0) {
         sum = in_child(rounds);
+    } else if (strcmp(mode, "light") == 0) {
+        unsigned x = 1;
+        for (int r = 0; r < rounds; r++)
+            for (int i = 0; i < LIGHT; i++)
+                x = mix(x + (unsigned)i);
+        sum = x;
     } else if (strcmp(mode, "dl") == 0 && argc == 4) {
         sum = with_library(rounds, argv[3]);
     } else {
-        fprintf(stderr, "usage: budapp hot|wait|threads|fork ROUNDS | dl ROUNDS LIB\n");
+        fprintf(stderr, "usage: budapp hot|wait|threads|fork|light ROUNDS | dl ROUNDS LIB\n");
         return 2;
     }
     printf("sum %ld\nbudget thread: %s\n", sum, budget_thread() ? "yes" : "no");

@@ -30,7 +30,7 @@ ctl budget > b6.out || fail "budget"
 expect_lines budget-half b6.out 'budget	5%' "hooks	$NUM% of the program's own time so far \(last window $NUM%\)" \
     'functions	3 measured, 1 deselected, 0 on trial' "deselected	$(fn_re 'budapp\.tiny' | sed 's/^tf:   //')"
 ctl functions > f1.out || fail "functions"
-expect_lines functions-half f1.out 'budapp\.slow	app	on	selected' 'budapp\.spin	app	on	selected' \
+expect_lines functions-half f1.out 'budapp\.mix	app	on	selected' 'budapp\.slow	app	on	selected' 'budapp\.spin	app	on	selected' \
     'budapp\.tiny	app	off	selected	deselected by the budget'
 ctl budget 20% > b7.out || fail "budget 20%"
 expect_lines budget-20 b7.out 'budget	20%' "hooks	$NUM% of the program's own time so far \(last window $NUM%\)" \
@@ -38,7 +38,7 @@ expect_lines budget-20 b7.out 'budget	20%' "hooks	$NUM% of the program's own tim
 ctl budget off > b8.out || fail "budget off"
 expect_lines budget-stop b8.out 'budget	off'
 ctl functions > f2.out || fail "functions"
-expect_lines functions-off f2.out 'budapp\.slow	app	on	selected' 'budapp\.spin	app	on	selected' \
+expect_lines functions-off f2.out 'budapp\.mix	app	on	selected' 'budapp\.slow	app	on	selected' 'budapp\.spin	app	on	selected' \
     'budapp\.tiny	app	on	selected'
 echo go >&"${APP[1]}"
 read -r -t 60 -u "${APP[0]}" word sum && read -r -t 10 -u "${APP[0]}" thread ||
