@@ -25,10 +25,10 @@ struct Sizer : RecursiveASTVisitor<Sizer> {
   bool TraverseBlockExpr(BlockExpr *) { return true; }
   bool TraverseUnaryExprOrTypeTraitExpr(UnaryExprOrTypeTraitExpr *) { return true; }
 
-  bool VisitCallExpr(CallExpr *) { return count(); }
-  bool VisitCXXConstructExpr(CXXConstructExpr *) { return count(); }
-  bool VisitCXXNewExpr(CXXNewExpr *) { return count(); }
-  bool VisitCXXDeleteExpr(CXXDeleteExpr *) { return count(); }
+  bool VisitCallExpr(CallExpr *) { return call(); }
+  bool VisitCXXConstructExpr(CXXConstructExpr *) { return call(); }
+  bool VisitCXXNewExpr(CXXNewExpr *) { return call(); }
+  bool VisitCXXDeleteExpr(CXXDeleteExpr *) { return call(); }
   bool VisitBinaryOperator(BinaryOperator *e) {
     return e->isAssignmentOp() || e->isLogicalOp() ? count() : true;
   }
@@ -48,6 +48,10 @@ struct Sizer : RecursiveASTVisitor<Sizer> {
   bool count() {
     size.ops++;
     return true;
+  }
+  bool call() {
+    size.calls++;
+    return count();
   }
 };
 

@@ -101,7 +101,8 @@ std::string TuModel::serialize() const {
                                      {"line", int64_t(f.line)}, {"defined", f.defined},
                                      {"params", std::move(ps)}, {"result", toJson(f.result)},
                                      {"void", f.isVoid}, {"rules", f.fromRules},
-                                     {"rule", int64_t(f.rule)}, {"place", int64_t(f.place)}, {"call", f.call}});
+                                     {"rule", int64_t(f.rule)}, {"place", int64_t(f.place)}, {"call", f.call},
+                                     {"ops", int64_t(f.size.ops)}, {"calls", int64_t(f.size.calls)}});
   }
   for (const GroupDecl &d : decls) {
     llvm::json::Array subs;
@@ -118,6 +119,7 @@ std::string TuModel::serialize() const {
   for (const core::call_site &c : sites) ss.push_back(toJson(c));
   for (const core::capture_node &c : captures) cs.push_back(toJson(c));
   llvm::json::Object o{{"file", file},          {"base", base},          {"cxx", cplusplus},
+                       {"inplace", int64_t(inplaceSize)},
                        {"functions", std::move(fns)}, {"decls", std::move(ds)}, {"enums", std::move(es)},
                        {"sites", std::move(ss)}, {"captures", std::move(cs)}};
   std::string out;
@@ -184,6 +186,7 @@ bool TuModel::deserialize(llvm::StringRef text, TuModel &m) {
   m.file = str(o, "file");
   m.base = str(o, "base");
   m.cplusplus = flag(o, "cxx", false);
+  m.inplaceSize = unsigned(num(o, "inplace"));
   if (const llvm::json::Array *fns = o->getArray("functions"))
     for (const llvm::json::Value &fv : *fns) {
       const llvm::json::Object *f = fv.getAsObject();
@@ -200,6 +203,8 @@ bool TuModel::deserialize(llvm::StringRef text, TuModel &m) {
       d.fromRules = flag(f, "rules", false);
       d.rule = unsigned(num(f, "rule"));
       d.call = flag(f, "call", false);
+      d.size.ops = unsigned(num(f, "ops"));
+      d.size.calls = unsigned(num(f, "calls"));
       d.place = unsigned(num(f, "place"));
       d.result = valueFrom(f ? f->getObject("result") : nullptr);
       if (const llvm::json::Array *ps = f ? f->getArray("params") : nullptr)

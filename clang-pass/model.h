@@ -20,6 +20,7 @@
 #include "capture.h"
 #include "manifest.h"
 #include "names.h"
+#include "size.h"
 
 namespace llvm {
 class StringRef;
@@ -79,6 +80,7 @@ struct FnDesc {
   unsigned rule = 0;       // the rules line that monitors it
   unsigned place = 0;      // rank of its location in the TU (core::fn_candidate)
   bool call = false;       // a call wrapper: monitored under its callee's name (a call site)
+  core::body_size size;    // its body as written (plugin-core/size.h): the hooks' shape
 };
 
 struct GroupDecl {
@@ -99,6 +101,7 @@ struct TuModel {
   // functions it matched that were left plain as too small (size.h).
   bool rules = false;
   unsigned minSize = 0;
+  unsigned inplaceSize = core::default_inplace_size;  // -fplugin-arg-tf-inplace-size (size.h)
   std::vector<core::manifest_small> tooSmall;
   // Call sites (plugin-core call_sites.h): whether calls were asked for, and
   // every call asked for, traced or not.

@@ -27,7 +27,11 @@ void Instrumenter::run(llvm::Function *markerFn) {
   for (Site &s : sites)
     if (s.model->role == R_MONITOR) {
       // A call wrapper keeps the hooks in place, as with GCC (calls.cpp).
-      if (!s.model->call && cloneable(s.fn)) makeClone(s);
+      // One large enough that calls others keeps them in place too
+      // (plugin-core/size.h): its clone would double a body whose off path
+      // pays a small part of its call for the check.
+      if (!s.model->call && !core::hooks_in_place(s.model->size, tu.inplaceSize) && cloneable(s.fn))
+        makeClone(s);
       instrumentMonitored(s);
     }
   for (Site &s : sites)
@@ -181,7 +185,12 @@ void Instrumenter::instrumentMonitored(Site &s) {
       callOp(b, mm, OP_EXCEPTION, {id, excArg(b, core::TF_EXC_UNWIND, nullp(), obj)});
       callOp(b, mm, OP_EXIT, {id, nullp()});
     });
-  if (verbose > 1) errs() << "tf: instrumented '" << s.model->function << "' as monitor id " << s.id << "\n";
+  if (verbose > 1) {
+    errs() << "tf: instrumented '" << s.model->function << "' as monitor id " << s.id;
+    if (!s.model->call && core::hooks_in_place(s.model->size, tu.inplaceSize))
+      errs() << " (hooks in place: " << core::in_place_text(s.model->size, tu.inplaceSize) << ")";
+    errs() << "\n";
+  }
 }
 
 // Turns every call that may throw into an invoke of one cleanup pad that

@@ -12,14 +12,14 @@ namespace tf {
 
 namespace {
 
-enum op_kind { K_NONE, K_OP, K_ASSIGN, K_DECL, K_GOTO };
+enum op_kind { K_NONE, K_OP, K_ASSIGN, K_DECL, K_GOTO, K_CALL };
 
 struct named_kind {
     const char *code;
     op_kind kind;
 };
 const named_kind named[] = {
-    {"call_expr", K_OP},           {"aggr_init_expr", K_OP},     {"cond_expr", K_OP},
+    {"call_expr", K_CALL},         {"aggr_init_expr", K_CALL},   {"cond_expr", K_OP},
     {"if_stmt", K_OP},             {"switch_expr", K_OP},        {"switch_stmt", K_OP},
     {"truth_andif_expr", K_OP},    {"truth_orif_expr", K_OP},    {"preincrement_expr", K_OP},
     {"predecrement_expr", K_OP},   {"postincrement_expr", K_OP}, {"postdecrement_expr", K_OP},
@@ -64,7 +64,7 @@ bool counts(tree t, op_kind k)
     case K_GOTO:
         return source_goto(t);
     default:
-        return k == K_OP;
+        return k == K_OP || k == K_CALL;
     }
 }
 
@@ -79,6 +79,8 @@ tree count_op(tree *tp, int *walk_subtrees, void *data)
     op_kind k = op_kind(kinds[TREE_CODE(t)]);
     if (counts(t, k))
         size.ops++;
+    if (k == K_CALL)
+        size.calls++;
     return NULL_TREE;
 }
 
@@ -92,6 +94,10 @@ std::map<location_t, core::body_size> by_loc;
 void measure_body(void *gcc_data, void *)
 {
     tree fn = (tree)gcc_data;
+    /* The rules' min-size needs every function's; the hooks' shape
+     * (plugin-core/size.h) those of the monitored ones. */
+    if (opts.rules.empty() && !lookup_attribute("tf_monitor", DECL_ATTRIBUTES(fn)))
+        return;
     learn_kinds();
     core::body_size size;
     walk_tree_without_duplicates(&DECL_SAVED_TREE(fn), count_op, &size);

@@ -348,6 +348,15 @@ static void clone_function(tree f, tree g)
     pop_cfun();
 }
 
+/* A function large enough, that calls others, keeps its hooks in place:
+ * the off path's load and branch at entry and each exit are a small part of
+ * its call, and the clone would double its body (plugin-core/size.h). */
+bool in_place_p(tree f)
+{
+    core::body_size size;
+    return body_size_of(f, size) && core::hooks_in_place(size, opts.inplace_size);
+}
+
 tree clone_traced(tree f, tree *mm)
 {
     /* A call wrapper keeps the hooks in place: inlined, the traced call is
@@ -355,7 +364,7 @@ tree clone_traced(tree f, tree *mm)
      * caller's), and a call the caller's optimisation finds dead (a branch
      * of __builtin_constant_p) goes with all of its hooks, where a clone
      * would still name the callee (calls.cc). */
-    if (call_wrapper_of(f) || !splittable_p(f))
+    if (call_wrapper_of(f) || in_place_p(f) || !splittable_p(f))
         return NULL_TREE;
     tree g = clone_decl(f);
     copy_body_data id;

@@ -419,6 +419,18 @@ static void instrument_info(fn_ctx *c, gbind *outer)
     *body = gimplify(hook_info(c->fndecl, c->e->id, c->e->tp), loc);
 }
 
+/* " (traced clone)", " (hooks in place: 52 operations and 3 calls, from
+ * inplace-size 40)" or "" (a function that cannot be split, an info function). */
+static std::string shape_note(const fn_ctx &c, tree g)
+{
+    core::body_size size;
+    if (g)
+        return " (traced clone)";
+    if (hooked(&c) && body_size_of(c.fndecl, size) && core::hooks_in_place(size, opts.inplace_size))
+        return " (hooks in place: " + core::in_place_text(size, opts.inplace_size) + ")";
+    return "";
+}
+
 static void mark_enhanced(tree fndecl)
 {
     DECL_ATTRIBUTES(fndecl) = tree_cons(get_identifier(TF_ENHANCED), NULL_TREE, DECL_ATTRIBUTES(fndecl));
@@ -467,7 +479,7 @@ static unsigned int instrument_execute(function *fun)
                c.e->id, g ? " (traced clone)" : "");
     else if (c.e && opts.verbose > 1)
         inform(DECL_SOURCE_LOCATION(fndecl), "tf: instrumented %qD as %s id %d%s", fndecl,
-               c.e->monitor ? "monitor" : "info", c.e->id, g ? " (traced clone)" : "");
+               c.e->monitor ? "monitor" : "info", c.e->id, shape_note(c, g).c_str());
     return 0;
 }
 

@@ -129,8 +129,7 @@ __attribute__((visibility("default"))) int plugin_init(struct plugin_name_args *
     register_callback(name, PLUGIN_START_PARSE_FUNCTION, tf::info_params_used, NULL);
     register_callback(name, PLUGIN_FINISH_PARSE_FUNCTION, tf::info_params_done, NULL);
     register_callback(name, PLUGIN_FINISH_DECL, tf::info_declared, NULL);
-    if (!tf::opts.rules.empty())
-        register_callback(name, PLUGIN_PRE_GENERICIZE, tf::measure_body, NULL);
+    register_callback(name, PLUGIN_PRE_GENERICIZE, tf::measure_body, NULL);
 
     /* After the first lowering pass: high GIMPLE with GIMPLE_BIND, GIMPLE_TRY
      * and GIMPLE_RETURN still structured, before EH lowering and the CFG. */

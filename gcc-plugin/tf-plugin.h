@@ -76,7 +76,8 @@ void rules_lines(std::vector<unsigned> &monitors, std::vector<unsigned> &chosen)
 unsigned rules_min_size(void);
 
 /* ---- bodysize.cc: function sizes for min-size (plugin-core/size.h) ------- */
-/* PLUGIN_PRE_GENERICIZE, with a rules file: measures each body as written. */
+/* PLUGIN_PRE_GENERICIZE: measures each body as written (every one with a
+ * rules file, for min-size; else the monitored ones, for their shape). */
 void measure_body(void *gcc_data, void *user_data);
 /* False when fn's body was never measured. */
 bool body_size_of(tree fn, core::body_size &out);
@@ -159,6 +160,8 @@ extern const struct ggc_root_tab gc_roots[];
 /* The clone (not yet instrumented) and its trailing `tf_mm` parameter, or
  * NULL if f keeps the in-place shape. Called before f's body changes. */
 tree clone_traced(tree fndecl, tree *mm);
+/* f keeps its hooks in place by its size (plugin-core/size.h). */
+bool in_place_p(tree fndecl);
 /* The f of f.tf_traced, else NULL. */
 tree traced_origin(tree fndecl);
 /* tf_recursion: -Winfinite-recursion for split functions. */

@@ -51,6 +51,15 @@ std::string set_min_size(options &o, const char *value)
     return "";
 }
 
+std::string set_inplace_size(options &o, const char *value)
+{
+    unsigned n;
+    if (!value || !parse_min_size(value, n).empty())
+        return "wants a number of operations from 0 to " + std::to_string(max_min_size);
+    o.inplace_size = n;
+    return "";
+}
+
 struct option_spec {
     const char *key, *spelling, *help;
     setter set;
@@ -61,6 +70,8 @@ const option_spec table[] = {
     {"manifest", "manifest=FILE", "write the TU's groups and names as JSON", set_manifest},
     {"rules", "rules=FILE", "monitor functions matched by a rules file", set_rules},
     {"min-size", "min-size=N", "rules: leave functions under N operations plain", set_min_size},
+    {"inplace-size", "inplace-size=N",
+     "functions of N operations or more that call others keep their hooks in place, no clone", set_inplace_size},
     {"off", "off", "check annotations, inject nothing (off=0: not off)", set_off},
 };
 

@@ -7,6 +7,8 @@
 
 #include <string>
 
+#include "size.h"
+
 namespace tf {
 namespace core {
 
@@ -16,6 +18,7 @@ struct options {
     std::string rules;    /* rules=FILE */
     bool off = false;     /* off[=0|1]: parse and check, inject nothing */
     int min_size = -1;    /* min-size=N: overrides the rules file's; -1 unset */
+    unsigned inplace_size = default_inplace_size; /* inplace-size=N (size.h) */
 };
 
 /* Applies one option; value is NULL when the option has no `=`. Returns ""

@@ -14,6 +14,17 @@ std::string too_small_text(const body_size &s, unsigned min_size)
            std::to_string(min_size);
 }
 
+bool hooks_in_place(const body_size &s, unsigned inplace_size)
+{
+    return s.calls > 0 && s.ops >= inplace_size;
+}
+
+std::string in_place_text(const body_size &s, unsigned inplace_size)
+{
+    return std::to_string(s.ops) + " operations and " + std::to_string(s.calls) +
+           (s.calls == 1 ? " call" : " calls") + ", from inplace-size " + std::to_string(inplace_size);
+}
+
 std::string parse_min_size(const std::string &text, unsigned &out)
 {
     std::string why = "min-size '" + text + "' is not a number from 0 to " + std::to_string(max_min_size);

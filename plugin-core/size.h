@@ -30,8 +30,16 @@ constexpr unsigned default_min_size = 10;
 /* The largest min-size accepted (a number a rules file can hold, far above any body). */
 constexpr unsigned max_min_size = 1000000;
 
+/* The shape of a monitored function (docs/code-shape.md 3.4, .perf.shape):
+ * one that calls other functions and has at least this many operations keeps
+ * its hooks in place, in its one body; any other gets the traced clone.
+ * Chosen from bench/ (bench/README.md "What instrumenting everything costs
+ * to build"); -fplugin-arg-tf-inplace-size=N changes it. */
+constexpr unsigned default_inplace_size = 40;
+
 struct body_size {
     unsigned ops = 0;
+    unsigned calls = 0; /* of them, calls (constructor calls, new and delete too) */
 };
 
 /* True when a function matched by a rules file stays uninstrumented. */
@@ -39,6 +47,12 @@ bool too_small(const body_size &s, unsigned min_size);
 
 /* Why: "3 operations, under min-size 4" (for verbose notes). */
 std::string too_small_text(const body_size &s, unsigned min_size);
+
+/* True when a monitored function of this size keeps its hooks in place. */
+bool hooks_in_place(const body_size &s, unsigned inplace_size);
+
+/* Why: "52 operations and 3 calls, from inplace-size 40" (for verbose notes). */
+std::string in_place_text(const body_size &s, unsigned inplace_size);
 
 /* Parses a min-size value (decimal, 0..max_min_size); "" or the error. */
 std::string parse_min_size(const std::string &text, unsigned &out);
