@@ -372,15 +372,27 @@ tree hook_info(tree fndecl, int self_id, int tp)
                    false);
 }
 
+tree hook_opaque(tree *list, tree mm)
+{
+    tree x = create_tmp_var(ptr_type_node, "tf_mx");
+    append_to_statement_list(build2(MODIFY_EXPR, ptr_type_node, x, mm), list);
+    tree out = build_tree_list(build_tree_list(NULL_TREE, build_string(3, "+r")), x);
+    append_to_statement_list(build5(ASM_EXPR, void_type_node, build_string(1, ""), out, NULL_TREE, NULL_TREE,
+                                    NULL_TREE),
+                             list);
+    return x;
+}
+
 /* The exit hook for a return of `retval` (NULL: void, or falling off); it
- * runs in the finally around the body, after the body's cleanups. */
-tree hook_exit(tree mm, tree fndecl, int id, tree retval, const fn_captures *captures)
+ * runs in the finally around the body, after the body's cleanups. `test`
+ * is what its guard tests: mm, or hook_opaque's copy of it. */
+tree hook_exit(tree mm, tree test, tree fndecl, int id, tree retval, const fn_captures *captures)
 {
     tree list = alloc_stmt_list();
     tree type = TREE_TYPE(TREE_TYPE(fndecl));
     if (!retval || VOID_TYPE_P(type)) {
         append_to_statement_list(ops_call(mm, OP_EXIT, {mm, id_cst(id), null_pointer_node}), &list);
-        return guarded(mm, list, false);
+        return guarded(test, list, false);
     }
     bool by_ref = TREE_CODE(retval) == RESULT_DECL && DECL_BY_REFERENCE(retval);
     tree addr = NULL_TREE;
@@ -393,7 +405,7 @@ tree hook_exit(tree mm, tree fndecl, int id, tree retval, const fn_captures *cap
     }
     tree r = temp(abi_value_type(), "tf_r");
     fill_value(&list, r, NULL, type, retval, addr, capture_root_for(captures, -1));
-    return guarded(mm, with_values(mm, OP_EXIT, {mm, id_cst(id), NULL_TREE}, 2, list, build_fold_addr_expr(r)),
+    return guarded(test, with_values(mm, OP_EXIT, {mm, id_cst(id), NULL_TREE}, 2, list, build_fold_addr_expr(r)),
                    false);
 }
 

@@ -5,7 +5,11 @@ namespace tf {
 tree hook_load(tree mm, tree holder);
 tree hook_enter(tree mm, tree fndecl, int id, int skip_trailing, bool unlikely, const fn_captures *captures);
 tree hook_call_traced(tree mm, tree fndecl, tree g);
-tree hook_exit(tree mm, tree fndecl, int id, tree retval, const fn_captures *captures);
+/* A copy of mm the optimisers know nothing of (an empty asm): the in-place
+ * shape's exit guard tests it, so that jump threading does not copy the
+ * body between the entry's test of mm and the exit's (code-shape.md 3.2). */
+tree hook_opaque(tree *list, tree mm);
+tree hook_exit(tree mm, tree test, tree fndecl, int id, tree retval, const fn_captures *captures);
 /* The parameters the hooks report, by the names they report: `this`, then
  * the declared ones (argN when unnamed), without the skip_trailing last. */
 std::vector<std::pair<std::string, tree>> reported_params(tree fndecl, int skip_trailing);

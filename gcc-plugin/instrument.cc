@@ -216,7 +216,10 @@ static void instrument_body(fn_ctx *c, gbind *outer)
     gimple_seq *body = gimple_bind_body_ptr(outer);
     c->result = NULL_TREE;
     walk_body(c, body);
-    tree exit_hook = hook_exit(c->mm, c->fndecl, id, c->result, c->e->captures);
+    /* In place, the exit's guard tests an opaque copy of mm; the clone's mm
+     * is a nonnull parameter, whose tests GCC folds away. */
+    tree guard = alloc_stmt_list(), test = c->quiet ? c->mm : hook_opaque(&guard, c->mm);
+    tree exit_hook = hook_exit(c->mm, test, c->fndecl, id, c->result, c->e->captures);
     if (c->result && gimple_seq_may_fallthru(*body)) {
         /* Falling off the end of a non-void function returns nothing
          * reportable: `tf_fell` tells the finally which way it came. */
@@ -225,9 +228,11 @@ static void instrument_body(fn_ctx *c, gbind *outer)
         gimple_seq_add_seq(&start, *body);
         *body = start;
         gimple_seq_add_seq(body, gimplify(build2(MODIFY_EXPR, boolean_type_node, fell, boolean_true_node), loc));
-        exit_hook = build3(COND_EXPR, void_type_node, fell, hook_exit(c->mm, c->fndecl, id, NULL_TREE, NULL), exit_hook);
+        exit_hook = build3(COND_EXPR, void_type_node, fell, hook_exit(c->mm, test, c->fndecl, id, NULL_TREE, NULL),
+                           exit_hook);
     }
-    gimple_seq normal = gimplify(exit_hook, loc);
+    append_to_statement_list(exit_hook, &guard);
+    gimple_seq normal = gimplify(guard, loc);
     gimple_seq finally = normal;
     if (flag_exceptions) {
         gimple_seq unwind = gimplify(hook_unwind(c->mm, id), loc);
