@@ -30,7 +30,8 @@ constexpr unsigned default_min_size = 10;
 /* The largest min-size accepted (a number a rules file can hold, far above any body). */
 constexpr unsigned max_min_size = 1000000;
 
-/* The shape of a monitored function (docs/code-shape.md 3.4, .perf.shape):
+/* The shape of a monitored function (docs/code-shape.md 3.1, docs/design.md
+ * .perf.shape):
  * one that calls other functions and has at least this many operations keeps
  * its hooks in place, in its one body; any other gets the traced clone.
  * Chosen from bench/ (bench/README.md "What instrumenting everything costs
