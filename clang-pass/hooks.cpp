@@ -104,6 +104,53 @@ Value *Instrumenter::buildArgs(IRBuilder<> &b, const Site &s, AllocaInst *vals, 
   return b.CreatePointerCast(args, i8p);
 }
 
+// ---- the compact in-place hooks (code-shape.md 3.2) -------------------------
+// The constant part of a value: name, kind, size and type, payload 0.
+Constant *Instrumenter::valueTemplate(const ValueDesc &v) {
+  return ConstantStruct::get(valueTy, {v.name.empty() ? nullp() : str(v.name), u32(v.kind), u32(v.size),
+                                       ConstantInt::get(i64, 0), typeOf(v)});
+}
+
+// libtf's tf_hook_enter / tf_hook_exit (runtime/hooks.c), weak as
+// tf_tu_register is (code-shape.md section 6): called only with mm not
+// NULL, so only where libtf is.
+FunctionCallee Instrumenter::compactHook(bool enter) {
+  auto *fty = enter ? FunctionType::get(Type::getVoidTy(ctx), {i8p, i32, i32, i8p, i8p}, false)
+                    : FunctionType::get(Type::getVoidTy(ctx), {i8p, i32, i8p, i8p}, false);
+  FunctionCallee fn = m.getOrInsertFunction(enter ? "tf_hook_enter" : "tf_hook_exit", fty);
+  auto *decl = cast<llvm::Function>(fn.getCallee()->stripPointerCasts());
+  decl->setLinkage(GlobalValue::ExternalWeakLinkage);
+  decl->setDoesNotThrow();
+  return fn;
+}
+
+// tf_hook_enter(mm, id, P, template, payloads): the payloads stored into a
+// local array from the marker's operands, the rest in a static template.
+void Instrumenter::compactEnter(IRBuilder<> &b, const Site &s, Value *mm, Value *id) {
+  const auto &ps = s.model->params;
+  Value *tmpl = nullp(), *raw = nullp();
+  if (!ps.empty()) {
+    std::vector<Constant *> items;
+    AllocaInst *payloads = entryAlloca(s.fn, ArrayType::get(i64, ps.size()), "tf.payloads");
+    for (size_t i = 0; i < ps.size(); i++) {
+      Value *slot = b.CreateConstInBoundsGEP2_32(payloads->getAllocatedType(), payloads, 0, unsigned(i));
+      b.CreateStore(payloadFromAddress(b, ps[i], s.marker->getArgOperand(unsigned(i + 1))), slot);
+      items.push_back(valueTemplate(ps[i]));
+    }
+    tmpl = array("__tf_tmpl", valueTy, items);
+    raw = b.CreatePointerCast(payloads, i8p);
+  }
+  b.CreateCall(compactHook(true), {mm, id, u32(ps.size()), tmpl, raw})->setDoesNotThrow();
+}
+
+// tf_hook_exit(mm, id, template, &payload) for the value returned at `ret`.
+void Instrumenter::compactExit(IRBuilder<> &b, const Site &s, Value *mm, Value *id, ReturnInst *ret) {
+  AllocaInst *payload = entryAlloca(s.fn, i64, "tf.payload");
+  b.CreateStore(resultPayload(b, s, ret), payload);
+  Value *tmpl = array("__tf_tmpl", valueTy, {valueTemplate(s.model->result)});
+  b.CreateCall(compactHook(false), {mm, id, tmpl, b.CreatePointerCast(payload, i8p)})->setDoesNotThrow();
+}
+
 AllocaInst *Instrumenter::valuesAlloca(llvm::Function *f, size_t n) {
   return n ? entryAlloca(f, ArrayType::get(valueTy, n), "tf.values") : nullptr;
 }

@@ -125,16 +125,19 @@ void Instrumenter::instrumentMonitored(Site &s) {
     }
 
   // mm: loaded once, at entry, for the whole call (3.1: f loaded it and passed it).
+  // In place, the hooks that report values take their compact form (3.2).
   Value *mm = s.mm;
+  bool compact = !mm;
   if (!mm) {
     IRBuilder<> eb(&*f->getEntryBlock().getFirstInsertionPt());
     s.mm = mm = loadSlot(eb, *f, s.id);
   }
   Value *id = u32(uint32_t(s.id));
 
-  AllocaInst *vals = valuesAlloca(f, s.model->params.size());
-  AllocaInst *args = entryAlloca(f, argsTy, "tf.args");
+  AllocaInst *vals = compact ? nullptr : valuesAlloca(f, s.model->params.size());
+  AllocaInst *args = compact ? nullptr : entryAlloca(f, argsTy, "tf.args");
   ifMonitor(mm, s.marker, [&](IRBuilder<> &b) {
+    if (compact) return compactEnter(b, s, mm, id);
     callWithValues(b, mm, OP_ENTER, {id, nullptr}, 1, [&](IRBuilder<> &vb) { return buildArgs(vb, s, vals, args); });
   });
 
@@ -167,6 +170,7 @@ void Instrumenter::instrumentMonitored(Site &s) {
         callOp(b, mm, OP_EXIT, {id, nullp()});
         return;
       }
+      if (compact) return compactExit(b, s, mm, id, r);
       if (!result) result = entryAlloca(f, valueTy, "tf.result");
       callWithValues(b, mm, OP_EXIT, {id, nullptr}, 1, [&](IRBuilder<> &vb) {
         storeValue(vb, result, s.model->result, resultPayload(vb, s, r));

@@ -118,6 +118,10 @@ class Instrumenter {
   Value *widen(IRBuilder<> &b, Value *x, bool isSigned);
   Type *fpType(unsigned bits);
   Constant *typeOf(const ValueDesc &v);
+  Constant *valueTemplate(const ValueDesc &v);
+  FunctionCallee compactHook(bool enter);
+  void compactEnter(IRBuilder<> &b, const Site &s, Value *mm, Value *id);
+  void compactExit(IRBuilder<> &b, const Site &s, Value *mm, Value *id, ReturnInst *ret);
   void storeValue(IRBuilder<> &b, Value *slot, const ValueDesc &v, Value *payload);
   Value *buildArgs(IRBuilder<> &b, const Site &s, AllocaInst *vals, AllocaInst *args);
   AllocaInst *valuesAlloca(llvm::Function *f, size_t n);

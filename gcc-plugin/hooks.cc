@@ -210,10 +210,18 @@ static const char *payload_field(int kind, bool *by_addr)
     }
 }
 
-/* Fills one tf_value. `addr` is the address of the object for aggregates
+/* What one tf_value holds: the constant part (name, kind, size, type) and
+ * the payload, stored into field (NULL: a payload of 0). */
+struct value_parts {
+    tree name, kind, size, type;
+    const char *field;
+    tree payload;
+};
+
+/* One tf_value's parts. `addr` is the address of the object for aggregates
  * (parameters and result copies), else NULL and `value` is used. `capture`
  * is the tf_capture of what a pointer value points to, or NULL. */
-static void fill_value(tree *list, tree v, const char *name, tree type, tree value, tree addr, tree capture)
+static value_parts parts_of(const char *name, tree type, tree value, tree addr, tree capture)
 {
     std::string text;
     tree enum_type = NULL_TREE, info = null_pointer_node;
@@ -229,14 +237,63 @@ static void fill_value(tree *list, tree v, const char *name, tree type, tree val
         payload = null_pointer_node;
     if (capture) /* a pointer (char * too) shown as what it points to */
         kind = core::TF_K_PTR, field = "p", payload = value, info = capture;
-    assign(list, ref(v, "name"), name ? abi_string(name) : null_pointer_node);
-    assign(list, ref(v, "kind"), build_int_cst(uint32_type_node, kind));
-    assign(list, ref(v, "size"), build_int_cst(uint32_type_node, size_of(type)));
-    if (field && payload)
-        assign(list, ref(ref(v, "v"), field), payload);
+    if (!field || !payload)
+        field = NULL, payload = NULL_TREE;
+    return {name ? abi_string(name) : null_pointer_node, build_int_cst(uint32_type_node, kind),
+            build_int_cst(uint32_type_node, size_of(type)), info, field, payload};
+}
+
+/* `slot.field = payload`, or `slot.u = 0`, slot a tf_payload. */
+static void store_payload(tree *list, tree slot, const value_parts &p)
+{
+    if (p.field)
+        assign(list, ref(slot, p.field), p.payload);
     else
-        assign(list, ref(ref(v, "v"), "u"), build_int_cst(uint64_type_node, 0));
-    assign(list, ref(v, "type"), info);
+        assign(list, ref(slot, "u"), build_int_cst(uint64_type_node, 0));
+}
+
+/* Fills one tf_value (parts_of says with what). */
+static void fill_value(tree *list, tree v, const char *name, tree type, tree value, tree addr, tree capture)
+{
+    value_parts p = parts_of(name, type, value, addr, capture);
+    assign(list, ref(v, "name"), p.name);
+    assign(list, ref(v, "kind"), p.kind);
+    assign(list, ref(v, "size"), p.size);
+    store_payload(list, ref(v, "v"), p);
+    assign(list, ref(v, "type"), p.type);
+}
+
+/* The constant tf_value of a compact hook's template: the parts, payload 0. */
+static tree value_template(const value_parts &p)
+{
+    tree payload_type = TREE_TYPE(abi_field(abi_value_type(), "v"));
+    return abi_ctor(abi_value_type(), {p.name, p.kind, p.size, abi_ctor(payload_type, {integer_zero_node}), p.type});
+}
+
+/* static const tf_value __tf_tmpl_N[] = { the templates }: its address. */
+static tree templates(const std::vector<tree> &items)
+{
+    static unsigned count;
+    return abi_static_array("__tf_tmpl_" + std::to_string(count++), abi_value_type(), items);
+}
+
+/* tf_hook_enter / tf_hook_exit of libtf (runtime/hooks.c), declared weak as
+ * tf_tu_register is (code-shape.md section 6): called only with mm not NULL,
+ * so only where libtf is. */
+static tree compact_hook(bool enter)
+{
+    static tree fns[2];
+    tree &fn = fns[enter];
+    if (!fn) {
+        tree p = ptr_type_node, i = integer_type_node;
+        tree type = enter ? build_function_type_list(void_type_node, p, i, uint32_type_node, p, p, NULL_TREE)
+                          : build_function_type_list(void_type_node, p, i, p, p, NULL_TREE);
+        fn = build_fn_decl(enter ? "tf_hook_enter" : "tf_hook_exit", type);
+        TREE_NOTHROW(fn) = 1;
+        declare_weak(fn);
+        gc_keep(fn);
+    }
+    return fn;
 }
 
 /* `if (mm != 0) body`, optionally marked unlikely (the enter hook). */
@@ -271,6 +328,25 @@ std::vector<std::pair<std::string, tree>> reported_params(tree fndecl, int skip_
     return params;
 }
 
+/* A parameter's type as reported, and the address of its object for the
+ * kinds passed by address (NULL_TREE for the others). */
+static tree param_addr(tree *list, tree p, tree *type)
+{
+    bool by_ref = DECL_BY_REFERENCE(p);
+    *type = by_ref ? TREE_TYPE(TREE_TYPE(p)) : TREE_TYPE(p);
+    if (AGGREGATE_TYPE_P(*type)) {
+        if (!by_ref)
+            TREE_ADDRESSABLE(p) = 1;
+        return by_ref ? p : build_fold_addr_expr(p);
+    }
+    if (!by_address(*type))
+        return NULL_TREE;
+    /* a copy: the parameter may be a GIMPLE register already */
+    tree copy = temp(*type, "tf_w");
+    append_to_statement_list(build2(MODIFY_EXPR, *type, copy, p), list);
+    return build_fold_addr_expr(copy);
+}
+
 /* tf_args a = { P, 0, v } with one tf_value per parameter; returns &a. */
 static tree build_args(tree *list, tree fndecl, int skip_trailing, const fn_captures *captures)
 {
@@ -279,19 +355,8 @@ static tree build_args(tree *list, tree fndecl, int skip_trailing, const fn_capt
     if (!params.empty()) {
         tree array = temp(build_array_type_nelts(value, params.size()), "tf_v");
         for (size_t i = 0; i < params.size(); i++) {
-            tree p = params[i].second, v = build4(ARRAY_REF, value, array, size_int(i), NULL_TREE, NULL_TREE);
-            bool by_ref = DECL_BY_REFERENCE(p);
-            tree type = by_ref ? TREE_TYPE(TREE_TYPE(p)) : TREE_TYPE(p), addr = NULL_TREE;
-            if (AGGREGATE_TYPE_P(type)) {
-                if (!by_ref)
-                    TREE_ADDRESSABLE(p) = 1;
-                addr = by_ref ? p : build_fold_addr_expr(p);
-            } else if (by_address(type)) {
-                /* a copy: the parameter may be a GIMPLE register already */
-                tree copy = temp(type, "tf_w");
-                append_to_statement_list(build2(MODIFY_EXPR, type, copy, p), list);
-                addr = build_fold_addr_expr(copy);
-            }
+            tree p = params[i].second, v = build4(ARRAY_REF, value, array, size_int(i), NULL_TREE, NULL_TREE), type;
+            tree addr = param_addr(list, p, &type);
             fill_value(list, v, params[i].first.c_str(), type, p, addr, capture_root_for(captures, int(i)));
         }
         values = build_fold_addr_expr(build4(ARRAY_REF, value, array, size_int(0), NULL_TREE, NULL_TREE));
@@ -326,6 +391,31 @@ tree hook_load(tree mm, tree holder)
         TREE_SIDE_EFFECTS(value) = 1;
     }
     return build2(MODIFY_EXPR, ptr_type_node, mm, fold_convert(ptr_type_node, value));
+}
+
+/* In place, compact (code-shape.md 3.2): the payloads into a local array,
+ * the rest in a static template, one call of tf_hook_enter. */
+tree hook_enter_compact(tree mm, tree fndecl, int id, const fn_captures *captures)
+{
+    std::vector<std::pair<std::string, tree>> params = reported_params(fndecl, 0);
+    tree list = alloc_stmt_list(), tmpl = null_pointer_node, raw = null_pointer_node;
+    if (!params.empty()) {
+        tree payload_type = TREE_TYPE(abi_field(abi_value_type(), "v"));
+        tree array = temp(build_array_type_nelts(payload_type, params.size()), "tf_p");
+        std::vector<tree> items;
+        for (size_t i = 0; i < params.size(); i++) {
+            tree p = params[i].second, type, addr = param_addr(&list, p, &type);
+            value_parts parts = parts_of(params[i].first.c_str(), type, p, addr, capture_root_for(captures, int(i)));
+            store_payload(&list, build4(ARRAY_REF, payload_type, array, size_int(i), NULL_TREE, NULL_TREE), parts);
+            items.push_back(value_template(parts));
+        }
+        tmpl = templates(items);
+        raw = build_fold_addr_expr(build4(ARRAY_REF, payload_type, array, size_int(0), NULL_TREE, NULL_TREE));
+    }
+    tree call = build_call_expr(compact_hook(true), 5, mm, id_cst(id),
+                                build_int_cst(uint32_type_node, params.size()), tmpl, raw);
+    append_to_statement_list(call, &list);
+    return guarded(mm, list, true);
 }
 
 tree hook_enter(tree mm, tree fndecl, int id, int skip_trailing, bool unlikely, const fn_captures *captures)
@@ -385,8 +475,10 @@ tree hook_opaque(tree *list, tree mm)
 
 /* The exit hook for a return of `retval` (NULL: void, or falling off); it
  * runs in the finally around the body, after the body's cleanups. `test`
- * is what its guard tests: mm, or hook_opaque's copy of it. */
-tree hook_exit(tree mm, tree test, tree fndecl, int id, tree retval, const fn_captures *captures)
+ * is what its guard tests: mm, or hook_opaque's copy of it. Compact: a value
+ * is reported through tf_hook_exit and a static template, as
+ * hook_enter_compact does. */
+tree hook_exit(tree mm, tree test, tree fndecl, int id, tree retval, const fn_captures *captures, bool compact)
 {
     tree list = alloc_stmt_list();
     tree type = TREE_TYPE(TREE_TYPE(fndecl));
@@ -402,6 +494,15 @@ tree hook_exit(tree mm, tree test, tree fndecl, int id, tree retval, const fn_ca
         tree copy = temp(TREE_TYPE(retval), "tf_res");
         append_to_statement_list(build2(MODIFY_EXPR, TREE_TYPE(copy), copy, retval), &list);
         addr = build_fold_addr_expr(copy);
+    }
+    if (compact) {
+        value_parts parts = parts_of(NULL, type, retval, addr, capture_root_for(captures, -1));
+        tree raw = temp(TREE_TYPE(abi_field(abi_value_type(), "v")), "tf_p");
+        store_payload(&list, raw, parts);
+        append_to_statement_list(build_call_expr(compact_hook(false), 4, mm, id_cst(id),
+                                                 templates({value_template(parts)}), build_fold_addr_expr(raw)),
+                                 &list);
+        return guarded(test, list, false);
     }
     tree r = temp(abi_value_type(), "tf_r");
     fill_value(&list, r, NULL, type, retval, addr, capture_root_for(captures, -1));

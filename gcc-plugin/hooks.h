@@ -9,7 +9,10 @@ tree hook_call_traced(tree mm, tree fndecl, tree g);
  * shape's exit guard tests it, so that jump threading does not copy the
  * body between the entry's test of mm and the exit's (code-shape.md 3.2). */
 tree hook_opaque(tree *list, tree mm);
-tree hook_exit(tree mm, tree test, tree fndecl, int id, tree retval, const fn_captures *captures);
+tree hook_exit(tree mm, tree test, tree fndecl, int id, tree retval, const fn_captures *captures, bool compact);
+/* The in-place shape's enter hook: payloads stored, one call of libtf's
+ * tf_hook_enter with a static template of the rest (code-shape.md 3.2). */
+tree hook_enter_compact(tree mm, tree fndecl, int id, const fn_captures *captures);
 /* The parameters the hooks report, by the names they report: `this`, then
  * the declared ones (argN when unnamed), without the skip_trailing last. */
 std::vector<std::pair<std::string, tree>> reported_params(tree fndecl, int skip_trailing);

@@ -219,7 +219,7 @@ static void instrument_body(fn_ctx *c, gbind *outer)
     /* In place, the exit's guard tests an opaque copy of mm; the clone's mm
      * is a nonnull parameter, whose tests GCC folds away. */
     tree guard = alloc_stmt_list(), test = c->quiet ? c->mm : hook_opaque(&guard, c->mm);
-    tree exit_hook = hook_exit(c->mm, test, c->fndecl, id, c->result, c->e->captures);
+    tree exit_hook = hook_exit(c->mm, test, c->fndecl, id, c->result, c->e->captures, !c->quiet);
     if (c->result && gimple_seq_may_fallthru(*body)) {
         /* Falling off the end of a non-void function returns nothing
          * reportable: `tf_fell` tells the finally which way it came. */
@@ -228,7 +228,7 @@ static void instrument_body(fn_ctx *c, gbind *outer)
         gimple_seq_add_seq(&start, *body);
         *body = start;
         gimple_seq_add_seq(body, gimplify(build2(MODIFY_EXPR, boolean_type_node, fell, boolean_true_node), loc));
-        exit_hook = build3(COND_EXPR, void_type_node, fell, hook_exit(c->mm, test, c->fndecl, id, NULL_TREE, NULL),
+        exit_hook = build3(COND_EXPR, void_type_node, fell, hook_exit(c->mm, test, c->fndecl, id, NULL_TREE, NULL, false),
                            exit_hook);
     }
     append_to_statement_list(exit_hook, &guard);
@@ -306,7 +306,7 @@ static void instrument_monitored(fn_ctx *c, gbind *outer)
     location_t loc = DECL_SOURCE_LOCATION(c->fndecl);
     instrument_body(c, outer);
     gimple_seq prologue = gimplify(hook_load(c->mm, abi_slot(c->e->id)), loc);
-    gimple_seq_add_seq(&prologue, gimplify(hook_enter(c->mm, c->fndecl, c->e->id, 0, true, c->e->captures), loc));
+    gimple_seq_add_seq(&prologue, gimplify(hook_enter_compact(c->mm, c->fndecl, c->e->id, c->e->captures), loc));
     prepend(outer, prologue);
 }
 

@@ -175,9 +175,15 @@ SRC
         grep -q 'note' "$work/fast" && fail "$opt: fib calls the info function"
         grep -q 'fib\.tf_traced' "$work/fast" || fail "$opt: fib does not call its clone"
         body "$work/fp$opt.dis" fib.tf_traced | grep -qE 'call +\*' || fail "$opt: the clone has no hook"
-        # The variadic function cannot forward `...`: hooks in place, no clone.
+        # The variadic function cannot forward `...`: hooks in place, no clone,
+        # in their compact form (code-shape.md 3.2): libtf's tf_hook_enter and
+        # tf_hook_exit, declared weak.
         grep -q 'vsum\.tf_traced' "$work/fp$opt.dis" && fail "$opt: variadic vsum was cloned"
-        body "$work/fp$opt.dis" vsum | grep -qE 'call +\*' || fail "$opt: vsum lost its hooks"
+        { body "$work/fp$opt.dis" vsum; body "$work/fp$opt.dis" vsum.cold; } > "$work/inplace"
+        for h in tf_hook_enter tf_hook_exit; do
+            grep -qE "R_X86_64_(PLT|PC)32[[:space:]]+$h" "$work/inplace" || fail "$opt: vsum does not call $h"
+            objdump -t "$work/fp$opt.o" | grep -qE "^0+ +w +\*UND\*.* $h$" || fail "$opt: $h is not a weak reference"
+        done
     done
     objdump -t "$work/fp-O2.o" | grep -qE '\.text\.unlikely.* fib\.tf_traced$' ||
         fail "-O2: fib.tf_traced is not in .text.unlikely"

@@ -112,6 +112,13 @@ struct tf_factory {
 void tf_tu_register(tf_tu *tu);
 void tf_tu_unregister(tf_tu *tu);
 
+/* The in-place shape's enter and exit hooks (docs/code-shape.md 3.2), called
+ * by generated code with mm not NULL: tmpl holds each value's name, kind, size
+ * and type, payloads its payload; they call mm->ops->enter / exit with the
+ * tf_args or tf_value put together (NULL for a monitor with TF_OPS_NO_VALUES). */
+void tf_hook_enter(tf_monitor *mm, int id, uint32_t count, const tf_value *tmpl, const tf_payload *payloads);
+void tf_hook_exit(tf_monitor *mm, int id, const tf_value *tmpl, const tf_payload *payload);
+
 /* Return codes. */
 #define TF_OK 0
 #define TF_EPERM (-1)   /* the caller is not permitted                  */
