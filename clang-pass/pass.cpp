@@ -125,9 +125,10 @@ void Instrumenter::instrumentMonitored(Site &s) {
     }
 
   // mm: loaded once, at entry, for the whole call (3.1: f loaded it and passed it).
-  // In place, the hooks that report values take their compact form (3.2).
+  // In place, and in the clone of a function of compact_clone_size operations
+  // or more, the hooks that report values take their compact form (3.2).
   Value *mm = s.mm;
-  bool compact = !mm;
+  bool compact = !mm || s.model->size.ops >= core::compact_clone_size;
   if (!mm) {
     IRBuilder<> eb(&*f->getEntryBlock().getFirstInsertionPt());
     s.mm = mm = loadSlot(eb, *f, s.id);

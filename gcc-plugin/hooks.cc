@@ -395,9 +395,9 @@ tree hook_load(tree mm, tree holder)
 
 /* In place, compact (code-shape.md 3.2): the payloads into a local array,
  * the rest in a static template, one call of tf_hook_enter. */
-tree hook_enter_compact(tree mm, tree fndecl, int id, const fn_captures *captures)
+tree hook_enter_compact(tree mm, tree fndecl, int id, int skip_trailing, bool unlikely, const fn_captures *captures)
 {
-    std::vector<std::pair<std::string, tree>> params = reported_params(fndecl, 0);
+    std::vector<std::pair<std::string, tree>> params = reported_params(fndecl, skip_trailing);
     tree list = alloc_stmt_list(), tmpl = null_pointer_node, raw = null_pointer_node;
     if (!params.empty()) {
         tree payload_type = TREE_TYPE(abi_field(abi_value_type(), "v"));
@@ -415,7 +415,7 @@ tree hook_enter_compact(tree mm, tree fndecl, int id, const fn_captures *capture
     tree call = build_call_expr(compact_hook(true), 5, mm, id_cst(id),
                                 build_int_cst(uint32_type_node, params.size()), tmpl, raw);
     append_to_statement_list(call, &list);
-    return guarded(mm, list, true);
+    return guarded(mm, list, unlikely);
 }
 
 tree hook_enter(tree mm, tree fndecl, int id, int skip_trailing, bool unlikely, const fn_captures *captures)

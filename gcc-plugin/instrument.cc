@@ -39,6 +39,7 @@ struct fn_ctx {
     tree mm;
     bool fast;  /* f's own body in the split shape: info calls go, no hooks */
     bool quiet; /* the traced clone: f's body was checked already */
+    bool compact; /* values reported in the compact form (code-shape.md 3.2) */
     tree result; /* what the returns return (their RESULT_DECL, or a copy) */
 };
 
@@ -219,7 +220,7 @@ static void instrument_body(fn_ctx *c, gbind *outer)
     /* In place, the exit's guard tests an opaque copy of mm; the clone's mm
      * is a nonnull parameter, whose tests GCC folds away. */
     tree guard = alloc_stmt_list(), test = c->quiet ? c->mm : hook_opaque(&guard, c->mm);
-    tree exit_hook = hook_exit(c->mm, test, c->fndecl, id, c->result, c->e->captures, !c->quiet);
+    tree exit_hook = hook_exit(c->mm, test, c->fndecl, id, c->result, c->e->captures, c->compact);
     if (c->result && gimple_seq_may_fallthru(*body)) {
         /* Falling off the end of a non-void function returns nothing
          * reportable: `tf_fell` tells the finally which way it came. */
@@ -304,9 +305,11 @@ static void prepend(gbind *outer, gimple_seq prologue)
 static void instrument_monitored(fn_ctx *c, gbind *outer)
 {
     location_t loc = DECL_SOURCE_LOCATION(c->fndecl);
+    c->compact = true;
     instrument_body(c, outer);
     gimple_seq prologue = gimplify(hook_load(c->mm, abi_slot(c->e->id)), loc);
-    gimple_seq_add_seq(&prologue, gimplify(hook_enter_compact(c->mm, c->fndecl, c->e->id, c->e->captures), loc));
+    gimple_seq_add_seq(&prologue,
+                       gimplify(hook_enter_compact(c->mm, c->fndecl, c->e->id, 0, true, c->e->captures), loc));
     prepend(outer, prologue);
 }
 
@@ -319,11 +322,15 @@ static void instrument_clone(const fn_ctx *f, tree g, tree mm)
     push_cfun(DECL_STRUCT_FUNCTION(g));
     push_gimplify_context();
     gbind *outer = as_a<gbind *>(gimple_seq_first_stmt(gimple_body(g)));
-    fn_ctx c = {g, f->e, create_tmp_var(ptr_type_node, "tf_mm"), false, true};
+    core::body_size size;
+    bool compact = body_size_of(f->fndecl, size) && size.ops >= core::compact_clone_size;
+    fn_ctx c = {g, f->e, create_tmp_var(ptr_type_node, "tf_mm"), false, true, compact};
     location_t loc = DECL_SOURCE_LOCATION(g);
     instrument_body(&c, outer);
     gimple_seq prologue = gimplify(build2(MODIFY_EXPR, ptr_type_node, c.mm, mm), loc);
-    gimple_seq_add_seq(&prologue, gimplify(hook_enter(c.mm, g, c.e->id, 1, false, c.e->captures), loc));
+    gimple_seq_add_seq(&prologue, gimplify(compact ? hook_enter_compact(c.mm, g, c.e->id, 1, false, c.e->captures)
+                                                   : hook_enter(c.mm, g, c.e->id, 1, false, c.e->captures),
+                                           loc));
     prepend(outer, prologue);
     pop_gimplify_context(outer);
     pop_cfun();

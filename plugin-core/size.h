@@ -38,6 +38,11 @@ constexpr unsigned max_min_size = 1000000;
  * to build"); -fplugin-arg-tf-inplace-size=N changes it. */
 constexpr unsigned default_inplace_size = 40;
 
+/* A traced clone of a function this large or larger reports its values in
+ * the compact form too (code-shape.md 3.2): smaller ones are the hot tiny
+ * functions, where the traced call's cost counts most (the recorder's fib). */
+constexpr unsigned compact_clone_size = 10;
+
 struct body_size {
     unsigned ops = 0;
     unsigned calls = 0; /* of them, calls (constructor calls, new and delete too) */
