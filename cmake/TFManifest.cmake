@@ -2,7 +2,7 @@
 # target given OPTIONS manifest=FILE. Each of its sources wrote its own TU
 # manifest (they compile at once under -j); this merges them into FILE,
 #
-#   {"abi": 3, "tool": "tf_instrument", "target": "app", "tus": [TU, TU, ...]}
+#   {"abi": 4, "tool": "tf_instrument", "target": "app", "tus": [TU, TU, ...]}
 #
 # written whole (a temporary file renamed over it), and says each monitor
 # line of a rules file that took no function of any of them: per TU that
