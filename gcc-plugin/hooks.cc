@@ -393,7 +393,7 @@ tree hook_load(tree mm, tree holder)
     return build2(MODIFY_EXPR, ptr_type_node, mm, fold_convert(ptr_type_node, value));
 }
 
-/* In place, compact (code-shape.md 3.2): the payloads into a local array,
+/* The compact form (code-shape.md 3.2): the payloads into a local array,
  * the rest in a static template, one call of tf_hook_enter. */
 tree hook_enter_compact(tree mm, tree fndecl, int id, int skip_trailing, bool unlikely, const fn_captures *captures)
 {

@@ -10,8 +10,9 @@ tree hook_call_traced(tree mm, tree fndecl, tree g);
  * body between the entry's test of mm and the exit's (code-shape.md 3.2). */
 tree hook_opaque(tree *list, tree mm);
 tree hook_exit(tree mm, tree test, tree fndecl, int id, tree retval, const fn_captures *captures, bool compact);
-/* The in-place shape's enter hook: payloads stored, one call of libtf's
- * tf_hook_enter with a static template of the rest (code-shape.md 3.2). */
+/* The compact enter hook (in place, and in larger clones): payloads stored,
+ * one call of libtf's tf_hook_enter with a static template of the rest
+ * (code-shape.md 3.2). */
 tree hook_enter_compact(tree mm, tree fndecl, int id, int skip_trailing, bool unlikely, const fn_captures *captures);
 /* The parameters the hooks report, by the names they report: `this`, then
  * the declared ones (argN when unnamed), without the skip_trailing last. */

@@ -301,7 +301,8 @@ static void prepend(gbind *outer, gimple_seq prologue)
     *body = prologue;
 }
 
-/* The in-place shape, for functions that cannot be split (clone.cc). */
+/* The in-place shape, for functions that cannot be split or are large enough
+ * to keep their hooks in place (clone.cc), with the compact hooks. */
 static void instrument_monitored(fn_ctx *c, gbind *outer)
 {
     location_t loc = DECL_SOURCE_LOCATION(c->fndecl);
