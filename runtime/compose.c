@@ -56,11 +56,8 @@ static size_t flatten(tf_factory *const *fs, size_t n, tf_factory **out, size_t 
 #define EACH(op, ...)                                                          \
     do {                                                                       \
         struct compose *c = (void *)self;                                      \
-        uintptr_t outer = tf__hook_sp;                                         \
-        tf__hook_sp = TF_CALLER_SP();                                          \
-        for (size_t i = 0; i < c->n; i++)                                      \
-            c->parts[i]->ops->op(c->parts[i], __VA_ARGS__);                    \
-        tf__hook_sp = outer;                                                   \
+        TF_PASS_HOOK_SP(for (size_t i = 0; i < c->n; i++)                      \
+                            c->parts[i]->ops->op(c->parts[i], __VA_ARGS__));   \
     } while (0)
 
 static void c_enter(tf_monitor *self, int id, const tf_args *args)

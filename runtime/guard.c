@@ -47,10 +47,7 @@ struct guard {
         if (!in->ops->op)                                                      \
             return; /* a user monitor may leave ops it has no use for NULL */  \
         TF_GUARD_BEGIN(call);                                                  \
-        uintptr_t tf__outer_sp = tf__hook_sp;                                  \
-        tf__hook_sp = TF_CALLER_SP();                                          \
-        in->ops->op(in, __VA_ARGS__);                                          \
-        tf__hook_sp = tf__outer_sp;                                            \
+        TF_PASS_HOOK_SP(in->ops->op(in, __VA_ARGS__));                         \
         TF_GUARD_END();                                                        \
     } while (0)
 

@@ -18,33 +18,28 @@ TF_API void tf_hook_enter(tf_monitor *mm, int id, uint32_t count, const tf_value
                           const tf_payload *payloads)
 {
     const tf_monitor_ops *ops = mm->ops;
-    uintptr_t outer = tf__hook_sp;
-    tf__hook_sp = TF_CALLER_SP();
-    if (ops->flags & TF_OPS_NO_VALUES || (count && (!tmpl || !payloads))) {
-        ops->enter(mm, id, NULL);
-    } else {
-        tf_value v[count ? count : 1];
-        for (uint32_t i = 0; i < count; i++) {
-            v[i] = tmpl[i];
-            v[i].v = payloads[i];
-        }
-        tf_args a = {count, 0, count ? v : NULL};
-        ops->enter(mm, id, &a);
+    if (ops->flags & TF_OPS_NO_VALUES) {
+        TF_PASS_HOOK_SP(ops->enter(mm, id, NULL));
+        return;
     }
-    tf__hook_sp = outer;
+    tf_value v[count ? count : 1];
+    for (uint32_t i = 0; i < count; i++) {
+        v[i] = tmpl[i];
+        v[i].v = payloads[i];
+    }
+    tf_args a = {count, 0, count ? v : NULL};
+    TF_PASS_HOOK_SP(ops->enter(mm, id, &a));
 }
 
+/* tmpl NULL: no value (what the plugins call ops->exit for themselves). */
 TF_API void tf_hook_exit(tf_monitor *mm, int id, const tf_value *tmpl, const tf_payload *payload)
 {
     const tf_monitor_ops *ops = mm->ops;
-    uintptr_t outer = tf__hook_sp;
-    tf__hook_sp = TF_CALLER_SP();
-    if (ops->flags & TF_OPS_NO_VALUES || !tmpl || !payload) {
-        ops->exit(mm, id, NULL);
-    } else {
-        tf_value r = *tmpl;
-        r.v = *payload;
-        ops->exit(mm, id, &r);
+    if (ops->flags & TF_OPS_NO_VALUES || !tmpl) {
+        TF_PASS_HOOK_SP(ops->exit(mm, id, NULL));
+        return;
     }
-    tf__hook_sp = outer;
+    tf_value r = *tmpl;
+    r.v = *payload;
+    TF_PASS_HOOK_SP(ops->exit(mm, id, &r));
 }

@@ -162,6 +162,15 @@ tf_monitor *tf__compose_create(tf_factory *const *fs, size_t n, const tf_tu *tu)
 extern TF_TLS uintptr_t tf__hook_sp;
 #define TF_FRAME_CALLER_SP() ((uintptr_t)__builtin_frame_address(0) + 2 * sizeof(void *))
 #define TF_CALLER_SP() (tf__hook_sp ? tf__hook_sp : TF_FRAME_CALLER_SP())
+/* Runs `call` (the wrapped monitors' hooks) with tf__hook_sp set as above,
+ * then puts it back: the one way a wrapper passes the position on. */
+#define TF_PASS_HOOK_SP(call)                                                  \
+    do {                                                                       \
+        uintptr_t tf__outer_sp = tf__hook_sp;                                  \
+        tf__hook_sp = TF_CALLER_SP();                                          \
+        call;                                                                  \
+        tf__hook_sp = tf__outer_sp;                                            \
+    } while (0)
 
 /* libtf interposes longjmp/siglongjmp/_longjmp/__longjmp_chk: before jumping it
  * calls every registered function with the target stack pointer, on the jumping

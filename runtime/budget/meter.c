@@ -35,13 +35,7 @@ typedef struct bg_meter {
 
 /* Around each wrapped call: the wrapped monitors see the hook's stack
  * position, not the meter's. */
-#define PASS_ON(op, ...)                                                       \
-    do {                                                                       \
-        uintptr_t outer = tf__hook_sp;                                         \
-        tf__hook_sp = TF_CALLER_SP();                                          \
-        METER(self)->inner->ops->op(METER(self)->inner, __VA_ARGS__);          \
-        tf__hook_sp = outer;                                                   \
-    } while (0)
+#define PASS_ON(op, ...) TF_PASS_HOOK_SP(METER(self)->inner->ops->op(METER(self)->inner, __VA_ARGS__))
 
 static uint32_t next_interval(bg_thread *t)
 {
