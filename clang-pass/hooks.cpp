@@ -143,11 +143,14 @@ void Instrumenter::compactEnter(IRBuilder<> &b, const Site &s, Value *mm, Value 
   b.CreateCall(compactHook(true), {mm, id, u32(ps.size()), tmpl, raw})->setDoesNotThrow();
 }
 
-// tf_hook_exit(mm, id, template, &payload) for the value returned at `ret`.
-void Instrumenter::compactExit(IRBuilder<> &b, const Site &s, Value *mm, Value *id, ReturnInst *ret) {
-  AllocaInst *payload = entryAlloca(s.fn, i64, "tf.payload");
+// tf_hook_exit(mm, id, template, &payload) for the value returned at `ret`;
+// the payload's slot and the template are made at the first return and
+// shared by the others.
+void Instrumenter::compactExit(IRBuilder<> &b, const Site &s, Value *mm, Value *id, ReturnInst *ret,
+                               AllocaInst *&payload, Value *&tmpl) {
+  if (!payload) payload = entryAlloca(s.fn, i64, "tf.payload");
+  if (!tmpl) tmpl = array("__tf_tmpl", valueTy, {valueTemplate(s.model->result)});
   b.CreateStore(resultPayload(b, s, ret), payload);
-  Value *tmpl = array("__tf_tmpl", valueTy, {valueTemplate(s.model->result)});
   b.CreateCall(compactHook(false), {mm, id, tmpl, b.CreatePointerCast(payload, i8p)})->setDoesNotThrow();
 }
 

@@ -128,7 +128,7 @@ void Instrumenter::instrumentMonitored(Site &s) {
   // In place, and in the clone of a function of compact_clone_size operations
   // or more, the hooks that report values take their compact form (3.2).
   Value *mm = s.mm;
-  bool compact = !mm || s.model->size.ops >= core::compact_clone_size;
+  bool compact = !mm || core::compact_clone(s.model->size);
   if (!mm) {
     IRBuilder<> eb(&*f->getEntryBlock().getFirstInsertionPt());
     s.mm = mm = loadSlot(eb, *f, s.id);
@@ -162,6 +162,8 @@ void Instrumenter::instrumentMonitored(Site &s) {
     });
 
   AllocaInst *result = nullptr;
+  AllocaInst *resultSlot = nullptr;  // compact: the result's payload slot
+  Value *resultTmpl = nullptr;       // and its template
   for (ReturnInst *r : rets) {
     // Nothing may come between a musttail call and its ret: exit before the call.
     auto *tail = dyn_cast_or_null<CallInst>(r->getPrevNode());
@@ -171,7 +173,7 @@ void Instrumenter::instrumentMonitored(Site &s) {
         callOp(b, mm, OP_EXIT, {id, nullp()});
         return;
       }
-      if (compact) return compactExit(b, s, mm, id, r);
+      if (compact) return compactExit(b, s, mm, id, r, resultSlot, resultTmpl);
       if (!result) result = entryAlloca(f, valueTy, "tf.result");
       callWithValues(b, mm, OP_EXIT, {id, nullptr}, 1, [&](IRBuilder<> &vb) {
         storeValue(vb, result, s.model->result, resultPayload(vb, s, r));

@@ -121,7 +121,8 @@ class Instrumenter {
   Constant *valueTemplate(const ValueDesc &v);
   FunctionCallee compactHook(bool enter);
   void compactEnter(IRBuilder<> &b, const Site &s, Value *mm, Value *id);
-  void compactExit(IRBuilder<> &b, const Site &s, Value *mm, Value *id, ReturnInst *ret);
+  void compactExit(IRBuilder<> &b, const Site &s, Value *mm, Value *id, ReturnInst *ret, AllocaInst *&payload,
+                   Value *&tmpl);
   void storeValue(IRBuilder<> &b, Value *slot, const ValueDesc &v, Value *payload);
   Value *buildArgs(IRBuilder<> &b, const Site &s, AllocaInst *vals, AllocaInst *args);
   AllocaInst *valuesAlloca(llvm::Function *f, size_t n);

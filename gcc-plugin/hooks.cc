@@ -263,11 +263,16 @@ static void fill_value(tree *list, tree v, const char *name, tree type, tree val
     assign(list, ref(v, "type"), p.type);
 }
 
+/* tf_payload, as tf_value's field v has it. */
+static tree payload_type(void)
+{
+    return TREE_TYPE(abi_field(abi_value_type(), "v"));
+}
+
 /* The constant tf_value of a compact hook's template: the parts, payload 0. */
 static tree value_template(const value_parts &p)
 {
-    tree payload_type = TREE_TYPE(abi_field(abi_value_type(), "v"));
-    return abi_ctor(abi_value_type(), {p.name, p.kind, p.size, abi_ctor(payload_type, {integer_zero_node}), p.type});
+    return abi_ctor(abi_value_type(), {p.name, p.kind, p.size, abi_ctor(payload_type(), {integer_zero_node}), p.type});
 }
 
 /* static const tf_value __tf_tmpl_N[] = { the templates }: its address. */
@@ -400,17 +405,16 @@ tree hook_enter_compact(tree mm, tree fndecl, int id, int skip_trailing, bool un
     std::vector<std::pair<std::string, tree>> params = reported_params(fndecl, skip_trailing);
     tree list = alloc_stmt_list(), tmpl = null_pointer_node, raw = null_pointer_node;
     if (!params.empty()) {
-        tree payload_type = TREE_TYPE(abi_field(abi_value_type(), "v"));
-        tree array = temp(build_array_type_nelts(payload_type, params.size()), "tf_p");
+        tree array = temp(build_array_type_nelts(payload_type(), params.size()), "tf_p");
         std::vector<tree> items;
         for (size_t i = 0; i < params.size(); i++) {
             tree p = params[i].second, type, addr = param_addr(&list, p, &type);
             value_parts parts = parts_of(params[i].first.c_str(), type, p, addr, capture_root_for(captures, int(i)));
-            store_payload(&list, build4(ARRAY_REF, payload_type, array, size_int(i), NULL_TREE, NULL_TREE), parts);
+            store_payload(&list, build4(ARRAY_REF, payload_type(), array, size_int(i), NULL_TREE, NULL_TREE), parts);
             items.push_back(value_template(parts));
         }
         tmpl = templates(items);
-        raw = build_fold_addr_expr(build4(ARRAY_REF, payload_type, array, size_int(0), NULL_TREE, NULL_TREE));
+        raw = build_fold_addr_expr(build4(ARRAY_REF, payload_type(), array, size_int(0), NULL_TREE, NULL_TREE));
     }
     tree call = build_call_expr(compact_hook(true), 5, mm, id_cst(id),
                                 build_int_cst(uint32_type_node, params.size()), tmpl, raw);
@@ -497,7 +501,7 @@ tree hook_exit(tree mm, tree test, tree fndecl, int id, tree retval, const fn_ca
     }
     if (compact) {
         value_parts parts = parts_of(NULL, type, retval, addr, capture_root_for(captures, -1));
-        tree raw = temp(TREE_TYPE(abi_field(abi_value_type(), "v")), "tf_p");
+        tree raw = temp(payload_type(), "tf_p");
         store_payload(&list, raw, parts);
         append_to_statement_list(build_call_expr(compact_hook(false), 4, mm, id_cst(id),
                                                  templates({value_template(parts)}), build_fold_addr_expr(raw)),

@@ -324,7 +324,7 @@ static void instrument_clone(const fn_ctx *f, tree g, tree mm)
     push_gimplify_context();
     gbind *outer = as_a<gbind *>(gimple_seq_first_stmt(gimple_body(g)));
     core::body_size size;
-    bool compact = body_size_of(f->fndecl, size) && size.ops >= core::compact_clone_size;
+    bool compact = body_size_of(f->fndecl, size) && core::compact_clone(size);
     fn_ctx c = {g, f->e, create_tmp_var(ptr_type_node, "tf_mm"), false, true, compact};
     location_t loc = DECL_SOURCE_LOCATION(g);
     instrument_body(&c, outer);

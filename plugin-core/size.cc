@@ -19,6 +19,11 @@ bool hooks_in_place(const body_size &s, unsigned inplace_size)
     return s.calls > 0 && s.ops >= inplace_size;
 }
 
+bool compact_clone(const body_size &s)
+{
+    return s.ops >= compact_clone_size;
+}
+
 std::string in_place_text(const body_size &s, unsigned inplace_size)
 {
     return std::to_string(s.ops) + " operations and " + std::to_string(s.calls) +

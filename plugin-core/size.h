@@ -57,6 +57,10 @@ std::string too_small_text(const body_size &s, unsigned min_size);
 /* True when a monitored function of this size keeps its hooks in place. */
 bool hooks_in_place(const body_size &s, unsigned inplace_size);
 
+/* True when the traced clone of a function of this size reports its values
+ * in the compact form (compact_clone_size). */
+bool compact_clone(const body_size &s);
+
 /* Why: "52 operations and 3 calls, from inplace-size 40" (for verbose notes). */
 std::string in_place_text(const body_size &s, unsigned inplace_size);
 
