@@ -265,25 +265,50 @@ static int write_thread(int dirfd, rt_pool *p, const rt_packet_ref *refs, uint32
     return close(fd) != 0 ? -1 : rc;
 }
 
+/* Stream mode: the packets in packet[0, len), n of them, appended to r's
+ * file; cut off again, and counted, when they cannot be. */
+static void append_batch(rt_ring *r, size_t len, uint32_t n)
+{
+    off_t before = lseek(r->fd, 0, SEEK_END);
+    if (len && rd_write_all(r->fd, packet, len) != 0)
+        rs_write_failed(r, before, n);
+}
+
 /* Stream mode: refs[0, n) are one thread's packets not yet written: appended
  * to its file, the open one only when final; dropped (counted) when the
- * metadata could not describe them. */
+ * metadata could not describe them. Each packet takes a page of the file,
+ * its end padded, and a write holds whole packets: a SIGKILL in the middle
+ * of one leaves whole packets on disk (.rec.stream.page). */
 static int append_thread(int dirfd, rt_pool *p, const rt_packet_ref *refs, uint32_t n, int final,
                          int meta_ok)
 {
     rt_ring *r = &p->rings[refs[0].ring];
     if (meta_ok && r->fd < 0 && (r->fd = rd_open_stream(dirfd, refs[0].number, 1)) < 0)
         return -1;
+    uint32_t psize = p->hdr->psize, batched = 0;
+    size_t len = 0;
     uint64_t done = refs[0].seq;
     for (uint32_t i = 0; i < n && (final || !refs[i].open); i++) {
-        size_t len = rt_pool_copy(p, &refs[i], packet);
-        off_t before = meta_ok ? lseek(r->fd, 0, SEEK_END) : 0;
-        if (!meta_ok)
-            __atomic_fetch_add(&p->hdr->drops[TFR_DROP_DISK], 1, __ATOMIC_RELAXED);
-        else if (len && rd_write_all(r->fd, packet, len) != 0)
-            rs_write_failed(r, before);
         done = refs[i].seq + 1;
+        if (!meta_ok) {
+            __atomic_fetch_add(&p->hdr->drops[TFR_DROP_DISK], 1, __ATOMIC_RELAXED);
+            continue;
+        }
+        if (len + psize > sizeof packet) {
+            append_batch(r, len, batched);
+            len = batched = 0;
+        }
+        size_t got = rt_pool_copy(p, &refs[i], packet + len);
+        if (!got)
+            continue;
+        memset(packet + len + got, 0, psize - got);
+        uint32_t bits = psize * 8;
+        memcpy(packet + len + TFR_P_SIZE, &bits, sizeof bits);
+        len += psize;
+        batched++;
     }
+    if (meta_ok)
+        append_batch(r, len, batched);
     if (done > refs[0].seq)
         rt_pool_flushed(r, done);
     return 0;

@@ -91,6 +91,7 @@ void rt_pool_ring_end(rt_ring *r);
 void rt_pool_flushed(rt_ring *r, uint64_t seq);
 /* The packet size for TF_RECORD_SIZE bytes a thread. */
 uint32_t rt_packet_size(uint64_t size);
+uint32_t rt_stream_packet_size(void);
 /* A packet of the pool as a reader sees it (rt_pool_collect). */
 typedef struct rt_packet_ref {
     uint32_t number; /* thread-<number> */
@@ -245,9 +246,9 @@ void rs_halt(void); /* async-signal-safe: no more writing */
 void rs_wake(void); /* async-signal-safe */
 int rs_wait(rt_ring *r); /* async-signal-safe; 0: lose the event */
 void rs_waited(uint64_t *n, uint64_t *ns);
-/* A packet could not be appended to r's file, which was `before` bytes
+/* packets could not be appended to r's file, which was `before` bytes
  * long: cut back, counted, said once. */
-int rs_write_failed(rt_ring *r, off_t before);
+int rs_write_failed(rt_ring *r, off_t before, uint32_t packets);
 /* Stream mode: the metadata on disk is up to date (written if need be). */
 int rs_metadata_ok(int dirfd);
 void rs_fork_child(void);

@@ -55,14 +55,14 @@ static int metadata_now(int dirfd)
     return meta_ok ? 0 : -1;
 }
 
-int rs_write_failed(rt_ring *r, off_t before)
+int rs_write_failed(rt_ring *r, off_t before, uint32_t packets)
 {
     TF_KEEP_ERRNO();
     int err = errno;
     if (ftruncate(r->fd, before) != 0) /* what fits stays readable: no half packet */
         err = errno;
     rt_pool *p = rt_pool_now();
-    __atomic_fetch_add(&p->hdr->drops[TFR_DROP_DISK], 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&p->hdr->drops[TFR_DROP_DISK], packets, __ATOMIC_RELAXED);
     if (!said_full++) {
         char num[24];
         tf_buf b = {num, sizeof num, 0};

@@ -202,6 +202,12 @@ stream-kill) # stream mode's metadata is there before the kill
     sleep 0.05 # the writer's 5 ms period, ten times over; every event is written: keep it small
     kill -KILL "$pid"; finish
     [ -s t/metadata ] || fail "no metadata in t"
+    # a packet a page, written whole: a kill in a write leaves whole pages (.rec.stream.page)
+    page=$(getconf PAGESIZE)
+    for f in t/thread-*; do
+        size=$(stat -c %s "$f")
+        [ $((size % page)) = 0 ] || fail "$f is $size bytes, not a whole number of $page-byte packets"
+    done
     babeltrace2 t > bt.txt 2> bt.err || { cat bt.err; fail "babeltrace2 cannot read the killed stream"; }
     dump_ok --reader=tf t
     hot_run
