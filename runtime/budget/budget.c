@@ -2,7 +2,7 @@
  * budget.c: the budget's life. TF_BUDGET at start-up; starting, changing and
  * stopping it (bg_set: TF_BUDGET, tf-ctl PID budget); its thread, which
  * measures the hooks' cost once (calib.c) and then judges a window every
- * 2 ms, doubling to 10 ms (judge.c); the exit; fork. The thread exists only
+ * 2 ms, doubling to 10 ms while the hooks keep within the budget (judge.c); the exit; fork. The thread exists only
  * while a budget runs, and never takes the program's signals.
  */
 #define _GNU_SOURCE
@@ -60,9 +60,13 @@ static void *run(void *arg)
     pthread_mutex_lock(&bg_lock);
     bg_judge_calibrated(&calib);
     bg_window_start();
-    for (uint64_t w = FIRST_WINDOW_NS; sleep_for(w); w = w < WINDOW_NS ? 2 * w : WINDOW_NS)
-        if (!quitting)
-            bg_judge(budget);
+    /* Short windows while the hooks are over the budget (a new phase of the
+     * program made other functions hot): the functions to switch off are
+     * found in 2 ms instead of up to 10 (.budget.window). */
+    for (uint64_t w = FIRST_WINDOW_NS; sleep_for(w);) {
+        int unsettled = !quitting && bg_judge(budget);
+        w = unsettled ? FIRST_WINDOW_NS : w * 2 < WINDOW_NS ? w * 2 : WINDOW_NS;
+    }
     pthread_mutex_unlock(&bg_lock);
     return arg;
 }

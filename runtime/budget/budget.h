@@ -206,13 +206,14 @@ typedef struct bg_totals {
 } bg_totals;
 
 /* judge.c, all under bg_lock: a window (the budget as a fraction; its
- * thread calls it every 2 to 10 ms); the first window's start; the cost
+ * thread calls it every 2 to 10 ms; 1 when it switched functions off, so
+ * that the next window, short, sees what that left); the cost
  * model once measured; a budget starting (the clock of "deselected at"
  * and the totals start from zero); a new budget for a running one (what
  * was switched off may be tried again at once, paid from what the new
  * budget leaves unused); off (every function switched off follows the
  * selection again); the totals for bg_get. */
-void bg_judge(double budget);
+int bg_judge(double budget);
 void bg_window_start(void);
 void bg_judge_calibrated(const bg_calib *c);
 void bg_judge_start(void);

@@ -50,7 +50,7 @@ __attribute__((noinline)) static int call(int x)
     return x;
 }
 
-#define CALLS 5000
+#define CALLS 1000
 #define COST_CAP_NS 100000.0 /* no monitor's hooks take 100 us a call; a preempted sample may */
 #define ROUNDS 9
 

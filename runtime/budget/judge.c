@@ -270,15 +270,13 @@ static size_t estimate(bg_est *v, uint32_t n, double *fixed, double *hooks)
 }
 
 /* The program's own time in a window of cpu_ns (the budget thread's own
- * left out) read most favourably: the hooks' estimate is a third too high
- * (.budget.cost says how close it comes), and an estimate above the whole
- * CPU time is first brought down to it, since the hooks ran within it. */
+ * left out) read most favourably: the hooks' estimate, already brought
+ * within cpu_ns (bg_judge), is a third too high (.budget.cost says how
+ * close it comes). */
 #define HOOKS_ERR (1.0 / 3)
 static double useful_at_most(double cpu_ns, double hooks_ns)
 {
-    if (cpu_ns <= 0)
-        return 0;
-    return cpu_ns - fmin(hooks_ns, cpu_ns) / (1 + HOOKS_ERR);
+    return cpu_ns <= 0 ? 0 : cpu_ns - hooks_ns / (1 + HOOKS_ERR);
 }
 
 static int by_probe_cost(const void *pa, const void *pb)
@@ -311,7 +309,7 @@ static void try_again(uint32_t n, double useful, double over, double budget)
     free(v);
 }
 
-void bg_judge(double budget)
+int bg_judge(double budget)
 {
     if (nchanges) /* a library loaded again: what was switched off in it */
         apply_changes();
@@ -319,7 +317,7 @@ void bg_judge(double budget)
     double cpu = clock_ns(CLOCK_PROCESS_CPUTIME_ID), own = clock_ns(CLOCK_THREAD_CPUTIME_ID);
     double dcpu = cpu - win.cpu;
     if (dcpu < MIN_CPU_NS && wall - win.wall < LONGEST_WINDOW_NS)
-        return; /* too little happened to judge by: the window goes on */
+        return 0; /* too little happened to judge by: the window goes on */
     /* this thread's own time is reported with the hooks, but no decision
      * changes it: the choice is of the hooks' cost alone */
     double secs = (double)(wall - win.wall) / 1e9, fixed = 0, hooks = 0, own_ns = own - win.own;
@@ -331,7 +329,7 @@ void bg_judge(double budget)
     bg_est *v = malloc((n ? n : 1) * sizeof *v);
     if (!v || grow_sums(n) != 0) {
         free(v);
-        return;
+        return 0;
     }
     memset(sums, 0, n * sizeof *sums);
     bg_threads_sum(sums, n);
@@ -347,6 +345,11 @@ void bg_judge(double budget)
     double cap = budget * useful * CREDIT_S / secs;
     balance = fmin(fmax(balance + budget * useful - hooks, -cap), cap);
     double allowed = budget * useful + fmin(fmax(balance / 8, -budget * useful / 2), 0);
+    /* The hooks ran within the CPU time: an estimate above it is that much
+     * too high for every function (a preempted sample among a function's
+     * first few), and is brought down to it, for the program's time read
+     * below and for the choice. */
+    double inside = dcpu - own_ns, hooks_in = inside > 0 ? fmin(hooks, inside) : hooks;
     /* Where the hooks' estimate is most of the CPU time, the program's own
      * time, their difference, is known badly (a few percent off in the one
      * is many times off in the other): then only enough is switched off to
@@ -355,20 +358,19 @@ void bg_judge(double budget)
      * the next window, measured with those off, judges the rest
      * (.budget.order). */
     if (hooks > dcpu - hooks)
-        allowed = fmax(allowed, fmax(dcpu / 20, budget * useful_at_most(dcpu - own_ns, hooks)));
-    /* The hooks ran within the CPU time: an estimate above it is that much
-     * too high for every function (a preempted sample among a function's
-     * first few), and the choice is made with it brought down. */
-    if (hooks > dcpu - own_ns && dcpu > own_ns) {
-        double down = (dcpu - own_ns) / hooks;
+        allowed = fmax(allowed, fmax(dcpu / 20, budget * useful_at_most(inside, hooks_in)));
+    if (hooks_in < hooks) {
+        double down = hooks_in / hooks;
         for (size_t i = 0; i < k; i++)
             v[i].cost_ns *= down;
         fixed *= down;
     }
     bg_choose(v, k, allowed, fixed);
+    int shed_any = 0;
     for (size_t i = 0; i < k; i++) {
         bg_fn *f = &bg_fns[v[i].index];
         if (v[i].shed) {
+            shed_any = 1;
             shed(f, secs, &v[i], useful, now);
             bg_record(f, "deselected", f->rate, f->ns_per_call, f->share, over, budget);
         } else if (f->state == BG_TRIAL) {
@@ -382,6 +384,7 @@ void bg_judge(double budget)
     try_again(n, useful, over, budget);
     apply_changes();
     free(v);
+    return shed_any;
 }
 
 /* The first window starts now; calls before it (those of the calibration
