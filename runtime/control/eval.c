@@ -193,7 +193,7 @@ static void note_name(tf_cond_seen *seen, const char *name)
     int n = __atomic_load_n(&seen->nnames, __ATOMIC_ACQUIRE);
     for (int i = 0; i < n && i < TF_COND_SEEN_NAMES; i++)
         if (__atomic_load_n(&seen->ready[i], __ATOMIC_ACQUIRE) && strcmp(seen->names[i], name) == 0)
-            return;
+            return; /* (threads racing here may both add it: tf__cond_unmet says it once) */
     if (len >= sizeof seen->names[0] || n >= TF_COND_SEEN_NAMES)
         return;
     int k = __atomic_fetch_add(&seen->nnames, 1, __ATOMIC_ACQ_REL);
@@ -234,6 +234,12 @@ int tf__cond_unmet(const tf_cond *cond, tf_cond_seen *seen, char *out, size_t le
     int n = __atomic_load_n(&seen->nnames, __ATOMIC_ACQUIRE);
     for (int i = 0; i < n && i < TF_COND_SEEN_NAMES; i++) {
         if (!__atomic_load_n(&seen->ready[i], __ATOMIC_ACQUIRE))
+            continue;
+        /* two threads may both have claimed a slot for a name new to each */
+        int again = 0;
+        for (int j = 0; j < i && !again; j++)
+            again = __atomic_load_n(&seen->ready[j], __ATOMIC_ACQUIRE) && strcmp(seen->names[j], seen->names[i]) == 0;
+        if (again)
             continue;
         size_t at = strlen(had);
         snprintf(had + at, sizeof had - at, "%s%s", at ? ", " : "", seen->names[i]);
