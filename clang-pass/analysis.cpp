@@ -162,6 +162,7 @@ class Consumer : public ASTConsumer {
     if (m.rules) m.rulesMonitors = s.rules.monitor_lines();
     m.minSize = s.opts.min_size >= 0 ? unsigned(s.opts.min_size) : s.rules.min_size;
     m.inplaceSize = s.opts.inplace_size;
+    m.lightClones = s.opts.light_clones;
     m.calls = (s.rulesLoaded && !s.rules.calls.empty()) || !m.sites.empty();
     m.rulesFile = s.rulesLoaded ? s.opts.rules : "";
     callSites->rank();

@@ -81,6 +81,12 @@ void Instrumenter::makeClone(Site &s) {
   c->removeFnAttr(Attribute::InlineHint);
   c->addFnAttr(Attribute::NoInline);
   c->addFnAttr(Attribute::Cold);
+  // Light (plugin-core/size.h, light_clone): optimised for size, which
+  // leaves callees out of line in it, unless f itself is not for speed.
+  if (core::light_clone(s.model->size, tu.lightClones) && !f->hasOptNone() && !f->hasOptSize()) {
+    c->addFnAttr(Attribute::OptimizeForSize);
+    c->addFnAttr(Attribute::MinSize);
+  }
   // -finstrument-functions: f's own entry and exit already cover a traced
   // call (they are added around f, fast path included, after this pass).
   for (const char *a : {"instrument-function-entry", "instrument-function-exit",

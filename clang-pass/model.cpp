@@ -119,7 +119,7 @@ std::string TuModel::serialize() const {
   for (const core::call_site &c : sites) ss.push_back(toJson(c));
   for (const core::capture_node &c : captures) cs.push_back(toJson(c));
   llvm::json::Object o{{"file", file},          {"base", base},          {"cxx", cplusplus},
-                       {"inplace", int64_t(inplaceSize)},
+                       {"inplace", int64_t(inplaceSize)}, {"light", lightClones},
                        {"functions", std::move(fns)}, {"decls", std::move(ds)}, {"enums", std::move(es)},
                        {"sites", std::move(ss)}, {"captures", std::move(cs)}};
   std::string out;
@@ -187,6 +187,7 @@ bool TuModel::deserialize(llvm::StringRef text, TuModel &m) {
   m.base = str(o, "base");
   m.cplusplus = flag(o, "cxx", false);
   m.inplaceSize = unsigned(num(o, "inplace"));
+  m.lightClones = flag(o, "light", true);
   if (const llvm::json::Array *fns = o->getArray("functions"))
     for (const llvm::json::Value &fv : *fns) {
       const llvm::json::Object *f = fv.getAsObject();

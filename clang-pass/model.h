@@ -102,6 +102,7 @@ struct TuModel {
   bool rules = false;
   unsigned minSize = 0;
   unsigned inplaceSize = core::default_inplace_size;  // -fplugin-arg-tf-inplace-size (size.h)
+  bool lightClones = true;                            // -fplugin-arg-tf-clone-opt (size.h)
   std::vector<core::manifest_small> tooSmall;
   // Call sites (plugin-core call_sites.h): whether calls were asked for, and
   // every call asked for, traced or not.

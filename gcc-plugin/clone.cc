@@ -357,6 +357,21 @@ bool in_place_p(tree f)
     return body_size_of(f, size) && core::hooks_in_place(size, opts.inplace_size);
 }
 
+/* The clone of a function of compact size is compiled at -Og when f is
+ * optimised for speed (plugin-core/size.h, light_clone; clone-opt=full
+ * keeps f's level): GCC's own optimize attribute, applied by its handler,
+ * which makes the clone's options from f's. */
+static void lighten(tree f, tree g)
+{
+    core::body_size size;
+    if (!body_size_of(f, size) || !core::light_clone(size, opts.light_clones) || opt_for_fn(f, optimize) < 2 ||
+        opt_for_fn(f, optimize_size) || opt_for_fn(f, optimize_debug))
+        return;
+    static const char level[] = "Og";
+    tree args = build_tree_list(NULL_TREE, build_string(sizeof level, level));
+    decl_attributes(&g, build_tree_list(get_identifier("optimize"), args), 0);
+}
+
 tree clone_traced(tree f, tree *mm)
 {
     /* A call wrapper keeps the hooks in place: inlined, the traced call is
@@ -367,6 +382,7 @@ tree clone_traced(tree f, tree *mm)
     if (call_wrapper_of(f) || in_place_p(f) || !splittable_p(f))
         return NULL_TREE;
     tree g = clone_decl(f);
+    lighten(f, g);
     copy_body_data id;
     memset(&id, 0, sizeof id);
     id.src_fn = f;

@@ -60,6 +60,15 @@ std::string set_inplace_size(options &o, const char *value)
     return "";
 }
 
+std::string set_clone_opt(options &o, const char *value)
+{
+    std::string v = value ? value : "";
+    if (v != "light" && v != "full")
+        return "wants 'light' or 'full'";
+    o.light_clones = v == "light";
+    return "";
+}
+
 struct option_spec {
     const char *key, *spelling, *help;
     setter set;
@@ -72,6 +81,8 @@ const option_spec table[] = {
     {"min-size", "min-size=N", "rules: leave functions under N operations plain", set_min_size},
     {"inplace-size", "inplace-size=N",
      "functions of N operations or more that call others keep their hooks in place, no clone", set_inplace_size},
+    {"clone-opt", "clone-opt=light|full",
+     "traced clones of 10 operations or more: light (GCC -Og, Clang optsize) or f's own level", set_clone_opt},
     {"off", "off", "check annotations, inject nothing (off=0: not off)", set_off},
 };
 

@@ -19,6 +19,7 @@ struct options {
     bool off = false;     /* off[=0|1]: parse and check, inject nothing */
     int min_size = -1;    /* min-size=N: overrides the rules file's; -1 unset */
     unsigned inplace_size = default_inplace_size; /* inplace-size=N (size.h) */
+    bool light_clones = true; /* clone-opt=light|full (size.h, light_clone) */
 };
 
 /* Applies one option; value is NULL when the option has no `=`. Returns ""

@@ -24,6 +24,11 @@ bool compact_clone(const body_size &s)
     return s.ops >= compact_clone_size;
 }
 
+bool light_clone(const body_size &s, bool light)
+{
+    return light && compact_clone(s);
+}
+
 std::string in_place_text(const body_size &s, unsigned inplace_size)
 {
     return std::to_string(s.ops) + " operations and " + std::to_string(s.calls) +

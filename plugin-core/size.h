@@ -61,6 +61,17 @@ bool hooks_in_place(const body_size &s, unsigned inplace_size);
  * in the compact form (compact_clone_size). */
 bool compact_clone(const body_size &s);
 
+/* True when the traced clone of a function of this size is compiled light
+ * (clone-opt=light, the default): GCC -Og, Clang optsize and minsize, when
+ * the function itself is optimised for speed. The traced copy runs only
+ * while a monitor is registered, where the hooks' cost dwarfs what -O2 would
+ * save on it, and it compiled at the full level was most of what
+ * instrumenting everything cost at build time (bench/README.md "What
+ * instrumenting everything costs to build"). Tiny functions keep the full
+ * level: there the traced call's cost counts most, and compiling them costs
+ * little. */
+bool light_clone(const body_size &s, bool light);
+
 /* Why: "52 operations and 3 calls, from inplace-size 40" (for verbose notes). */
 std::string in_place_text(const body_size &s, unsigned inplace_size);
 

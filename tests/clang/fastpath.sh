@@ -26,6 +26,7 @@ TF_MONITOR(fp) int sole(int x) { return helper(x); }
 static int shared(int x) { return x * 5 + 3; }
 TF_MONITOR(fp) int one(int x) { return shared(x); }
 TF_MONITOR(fp) int two(int x) { return shared(x + 1); }
+TF_MONITOR(fp) int mid(const int *a, int n) { int s = 0, t = 1; for (int i = 0; i < n; i++) { s += a[i] * i; t ^= a[i] << 3; if (s > 100) s -= a[i] >> 2; if (t > s) t -= s * 7; else t += a[i] / 3; } return s + t * a[0]; }
 SRC
 # One function's IR: from its define to the closing brace.
 irbody() { awk -v f="@$2(" 'index($0, "define ") == 1 && index($0, f) { on = 1 } on { print } on && /^}/ { exit }' "$1"; }
@@ -48,6 +49,18 @@ for opt in -O0 -O2; do
     grep -E "^attributes $attrs = " "$work/fp$opt.ll" | grep -q 'noinline' || fail "$opt: the clone is not noinline"
     grep -E "^attributes $attrs = " "$work/fp$opt.ll" | grep -q '"tf-enhanced"' || fail "$opt: the clone is not marked"
     grep -q 'vsum\.tf_traced' "$work/fp$opt.ll" && fail "$opt: variadic vsum was cloned"
+    # The clone of a function of 10 operations or more is for size when the
+    # function is for speed (size.h, light_clone); fib's is not.
+    mid=$(irbody "$work/fp$opt.ll" mid.tf_traced | head -1 | grep -oE '#[0-9]+ \{' | tr -d ' {')
+    [ -n "$mid" ] || fail "$opt: no mid.tf_traced"
+    mida=$(grep -E "^attributes $mid = " "$work/fp$opt.ll")
+    if [ "$opt" = -O2 ]; then
+        echo "$mida" | grep -q ' optsize ' && echo "$mida" | grep -q ' minsize ' ||
+            fail "$opt: mid's clone is not for size: $mida"
+    else
+        echo "$mida" | grep -qE ' (optsize|minsize) ' && fail "$opt: mid's clone (optnone) is for size: $mida"
+    fi
+    grep -E "^attributes $attrs = " "$work/fp$opt.ll" | grep -qE ' (optsize|minsize) ' && fail "$opt: fib's clone is for size"
     # In place, the hooks that report values are compact (code-shape.md 3.2):
     # calls of libtf's tf_hook_enter and tf_hook_exit, declared extern_weak.
     for f in vsum sole; do
@@ -65,6 +78,11 @@ for opt in -O0 -O2; do
     $cc $opt -g -fplugin="$plugin" -I"$inc" -S -emit-llvm "$work/fp.c" -o "$work/fpg$opt.ll" || fail "$opt -g: IR"
     "$opt_tool" -passes=verify -disable-output "$work/fpg$opt.ll" || fail "$opt -g: IR does not verify"
 done
+$cc -O2 -fplugin="$plugin" -fplugin-arg-tf-clone-opt=full -I"$inc" -S -emit-llvm "$work/fp.c" -o "$work/fpfull.ll" ||
+    fail "clone-opt=full: compile to IR"
+mid=$(irbody "$work/fpfull.ll" mid.tf_traced | head -1 | grep -oE '#[0-9]+ \{' | tr -d ' {')
+[ -n "$mid" ] || fail "clone-opt=full: no mid.tf_traced"
+grep -E "^attributes $mid = " "$work/fpfull.ll" | grep -qE ' (optsize|minsize) ' && fail "clone-opt=full: mid's clone is for size"
 $cc -O2 -fsanitize=thread -fplugin="$plugin" -I"$inc" -S -emit-llvm "$work/fp.c" -o "$work/fptsan.ll" || fail "tsan: compile to IR"
 for f in fib vsum; do
     irbody "$work/fptsan.ll" $f | grep -q 'load atomic .*@__tf_slots.* acquire' || fail "tsan: $f's slot load is not acquire"

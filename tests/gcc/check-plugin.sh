@@ -159,6 +159,7 @@ TF_GROUP(fp);
 TF_INFO(TF_TP_NONE) static void note(int v) {}
 TF_MONITOR(fp) long fib(int n) { note(n); return n < 2 ? n : fib(n - 1) + fib(n - 2); }
 TF_MONITOR(fp) int vsum(int n, ...) { va_list ap; va_start(ap, n); int s = va_arg(ap, int); va_end(ap); return s; }
+TF_MONITOR(fp) int mid(const int *a, int n) { int s = 0, t = 1; for (int i = 0; i < n; i++) { s += a[i] * i; t ^= a[i] << 3; if (s > 100) s -= a[i] >> 2; if (t > s) t -= s * 7; else t += a[i] / 3; } return s + t * a[0]; }
 SRC
     # Disassembly of one function: its instructions up to the next symbol.
     body() { awk -v f="<$2>:" '$2 == f { on = 1; next } /^[0-9a-f]+ <.*>:$/ { on = 0 } on' "$1"; }
@@ -187,6 +188,24 @@ SRC
     done
     objdump -t "$work/fp-O2.o" | grep -qE '\.text\.unlikely.* fib\.tf_traced$' ||
         fail "-O2: fib.tf_traced is not in .text.unlikely"
+    # The clone of a function of 10 operations or more is compiled at -Og
+    # when the function is for speed (size.h, light_clone); fib's is not,
+    # and clone-opt=full keeps the function's own level.
+    attrs() { # OPTS... -> "function attributes" lines of each clone
+        $cc -fplugin="$plugin" "$@" -I"$inc" -c "$work/fp.c" -o "$work/fpa.o" -fdump-tree-optimized="$work/fpa.dump" ||
+            fail "$*: compile"
+        awk '/^;; Function .*\.tf_traced / { f = $3 } f && /^__attribute__\(\(.*tf enhanced/ { print f, $0; f = "" }' "$work/fpa.dump"
+    }
+    a=$(attrs -O2)
+    echo "$a" | grep -q '^mid\.tf_traced .*optimize ("Og")' || fail "-O2: mid's clone is not at -Og: $a"
+    echo "$a" | grep -q '^fib\.tf_traced .*optimize' && fail "-O2: fib's clone is not at -O2: $a"
+    a=$(attrs -O2 -fplugin-arg-tf-clone-opt=full)
+    echo "$a" | grep -q '^mid\.tf_traced ' || fail "clone-opt=full: no clone of mid: $a"
+    echo "$a" | grep -q 'optimize' && fail "clone-opt=full: a clone has an optimize attribute: $a"
+    for opt in -O1 -Os -Og; do
+        a=$(attrs $opt)
+        echo "$a" | grep -q 'optimize' && fail "$opt: a clone has an optimize attribute: $a"
+    done
     ;;
 rules)
     printf 'group g\r\nmonitor g * *\r\n' > "$work/crlf.rules"
