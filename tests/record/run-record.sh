@@ -152,11 +152,24 @@ stream)
     grep -qi discarded t.bterr t.err && { cat t.bterr t.err; fail "events lost at a modest rate"; }
     [ "$(grep -c 'tf:enter' t.txt)" = $((2 * 100 * 177)) ] || fail "want 35400 enters, got $(grep -c 'tf:enter' t.txt)"
     ;;
-flood) # a writer not waited for (TF_RECORD_WAIT=0) cannot keep up with 4K rings
-    env TF_MONITORS=rec=record TF_RECORD=t TF_RECORD_MODE=stream TF_RECORD_SIZE=4K TF_RECORD_WAIT=0 ./rec flood > /dev/null 2> t.err
-    bt t > t.txt
-    grep -q 'Tracer discarded [0-9]* events' t.bterr || { cat t.bterr; fail "babeltrace2 does not warn of discarded events"; }
-    grep -q 'events discarded' t.err || fail "no loss reported on stderr: $(cat t.err)"
+flood) # a writer not waited for (TF_RECORD_WAIT=0) does not keep up with 4K rings,
+    # and what is lost is said by both, babeltrace2 and stderr. Not always: where
+    # the thread and the writer share one busy CPU, the writer woken at half a ring
+    # can run at once and keep pace (1 run in 20 here); so up to 5 runs, each
+    # consistent, until one loses events.
+    lost=0
+    for run in 1 2 3 4 5; do
+        rm -rf t
+        env TF_MONITORS=rec=record TF_RECORD=t TF_RECORD_MODE=stream TF_RECORD_SIZE=4K TF_RECORD_WAIT=0 ./rec flood > /dev/null 2> t.err
+        bt t > t.txt
+        if grep -q 'events discarded' t.err; then
+            grep -q 'Tracer discarded [0-9]* events' t.bterr || { cat t.bterr; fail "babeltrace2 does not warn of discarded events"; }
+            lost=1
+            break
+        fi
+        grep -qi 'discarded' t.bterr && { cat t.bterr t.err; fail "babeltrace2 warns of a loss stderr does not report"; }
+    done
+    [ "$lost" = 1 ] || fail "5 runs lost no event: the writer kept up every time: $(cat t.err)"
     ;;
 flood-wait) # the default: a thread waits for the writer, nothing is lost
     env TF_MONITORS=rec=record TF_RECORD=t TF_RECORD_MODE=stream TF_RECORD_SIZE=4K ./rec flood > /dev/null 2> t.err || fail "rec flood failed"
