@@ -2,8 +2,9 @@
  * budget.c: the budget's life. TF_BUDGET at start-up; starting, changing and
  * stopping it (bg_set: TF_BUDGET, tf-ctl PID budget); its thread, which
  * measures the hooks' cost once (calib.c) and then judges a window every
- * 2 ms, doubling to 10 ms while the hooks keep within the budget (judge.c); the exit; fork. The thread exists only
- * while a budget runs, and never takes the program's signals.
+ * 2 ms, doubling to 10 ms, and 2 ms again after one that switched functions
+ * off (judge.c); the exit; fork. The thread exists only while a budget runs,
+ * and never takes the program's signals.
  */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -60,12 +61,12 @@ static void *run(void *arg)
     pthread_mutex_lock(&bg_lock);
     bg_judge_calibrated(&calib);
     bg_window_start();
-    /* Short windows while the hooks are over the budget (a new phase of the
-     * program made other functions hot): the functions to switch off are
-     * found in 2 ms instead of up to 10 (.budget.window). */
+    /* A 2 ms window again after one that switched functions off (a new
+     * phase of the program made others hot): what the cut left is judged
+     * at once, not up to 10 ms later (.budget.window). */
     for (uint64_t w = FIRST_WINDOW_NS; sleep_for(w);) {
-        int unsettled = !quitting && bg_judge(budget);
-        w = unsettled ? FIRST_WINDOW_NS : w * 2 < WINDOW_NS ? w * 2 : WINDOW_NS;
+        int cut = !quitting && bg_judge(budget);
+        w = cut ? FIRST_WINDOW_NS : w * 2 < WINDOW_NS ? w * 2 : WINDOW_NS;
     }
     pthread_mutex_unlock(&bg_lock);
     return arg;

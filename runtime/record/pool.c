@@ -74,13 +74,6 @@ rt_pool *rt_pool_now(void)
     return __atomic_load_n(&ready, __ATOMIC_ACQUIRE);
 }
 
-/* Stream mode's packet: the page, within the sizes a packet may have. */
-uint32_t rt_stream_packet_size(void)
-{
-    long page = sysconf(_SC_PAGESIZE);
-    return page < (long)RP_MIN ? RP_MIN : page > (long)RP_MAX ? RP_MAX : (uint32_t)page;
-}
-
 uint32_t rt_packet_size(uint64_t size)
 {
     uint64_t p = RP_MAX;
@@ -231,8 +224,9 @@ static int make(void)
     /* packets small enough that the budget holds at least two of them; in
      * stream mode one page each, which a SIGKILL cannot cut (.rec.stream.page) */
     uint32_t psize = rt_packet_size(rt_cfg.size < rt_cfg.total ? rt_cfg.size : rt_cfg.total);
-    if (rt_cfg.stream && psize > rt_stream_packet_size())
-        psize = rt_stream_packet_size();
+    long page = sysconf(_SC_PAGESIZE);
+    if (rt_cfg.stream && page >= (long)RP_MIN && psize > page)
+        psize = (uint32_t)page;
     uint64_t n = rt_cfg.total / psize;
     plan(&want, psize, (uint32_t)(n < 2 ? 2 : n > 1u << 24 ? 1u << 24 : n));
     rt_pool *p = &pool;

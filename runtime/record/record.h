@@ -91,7 +91,6 @@ void rt_pool_ring_end(rt_ring *r);
 void rt_pool_flushed(rt_ring *r, uint64_t seq);
 /* The packet size for TF_RECORD_SIZE bytes a thread. */
 uint32_t rt_packet_size(uint64_t size);
-uint32_t rt_stream_packet_size(void);
 /* A packet of the pool as a reader sees it (rt_pool_collect). */
 typedef struct rt_packet_ref {
     uint32_t number; /* thread-<number> */
