@@ -429,18 +429,22 @@ static int slotted(const tf_tu *tu)
 /* Each monitored function's slot: its group's monitor (the holder's), or
  * NULL if deselected. Rewritten whole when any holder of the TU changes or
  * the selection does: registration is rare, a TU's names are few. */
-static void write_slots(struct tu_entry *e)
+static void write_slot(struct tu_entry *e, uint32_t id)
 {
     const tf_tu *tu = e->tu;
+    int32_t g = tu->names[id].group;
+    if (!(tu->names[id].flags & TF_NAME_MONITOR) || g < 0)
+        return;
+    struct made *cur = e->slots[g].current;
+    __atomic_store_n(&tu->slots[id], e->off[id] || !cur ? NULL : cur->monitor, __ATOMIC_RELEASE);
+}
+
+static void write_slots(struct tu_entry *e)
+{
     if (!e->off) /* no slots (ABI 1/2): the holders are all it has */
         return;
-    for (uint32_t id = 0; id < tu->nnames; id++) {
-        int32_t g = tu->names[id].group;
-        if (!(tu->names[id].flags & TF_NAME_MONITOR) || g < 0)
-            continue;
-        struct made *cur = e->slots[g].current;
-        __atomic_store_n(&tu->slots[id], e->off[id] || !cur ? NULL : cur->monitor, __ATOMIC_RELEASE);
-    }
+    for (uint32_t id = 0; id < e->tu->nnames; id++)
+        write_slot(e, id);
 }
 
 /* off[] from the selection. A TU without slots follows its holders: said
@@ -756,12 +760,14 @@ int tf__registry_shed(const tf_tu *tu, const uint32_t *ids, size_t n, int shed)
     pthread_mutex_lock(&lock);
     struct tu_entry *e = *tu_link(tu);
     int rc = !e ? TF_ENOENT : !e->off ? TF_EINVAL : TF_OK;
+    /* only the slots switched: a store to every slot of the TU would take
+     * the cache lines the program's threads load them from */
     for (size_t i = 0; rc == TF_OK && i < n; i++)
-        if (ids[i] < tu->nnames && (tu->names[ids[i]].flags & TF_NAME_MONITOR))
+        if (ids[i] < tu->nnames && (tu->names[ids[i]].flags & TF_NAME_MONITOR)) {
             e->off[ids[i]] = (unsigned char)(shed ? e->off[ids[i]] | OFF_BUDGET
                                                   : e->off[ids[i]] & ~OFF_BUDGET);
-    if (rc == TF_OK)
-        write_slots(e);
+            write_slot(e, ids[i]);
+        }
     pthread_mutex_unlock(&lock);
     return rc;
 }
