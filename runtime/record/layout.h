@@ -135,7 +135,8 @@ typedef struct tfr_ring {
     uint32_t next;      /* the next ring in its list (free, ended) */
     uint64_t flushed;   /* stream mode: packets before this seq are on disk */
     int32_t fd;         /* stream mode: its file, -1 if none */
-    uint32_t pad[5];
+    uint32_t cut;       /* stream mode: a write to its file failed (.rec.stream.full) */
+    uint32_t pad[4];
 } tfr_ring;
 enum { TFR_RING_FREE = 0, TFR_RING_LIVE = 1, TFR_RING_ENDED = 2 };
 

@@ -597,6 +597,7 @@ rt_ring *rt_pool_ring_new(int *why)
         r->head = r->tail = r->pin_head = r->pin_tail = r->next = TFR_NONE;
         r->seq = UINT64_MAX;
         r->fd = -1;
+        r->cut = 0;
         r->max = p->hdr->max_packets;
         r->tid = (uint32_t)syscall(SYS_gettid);
         __atomic_store_n(&r->number, __atomic_add_fetch(&p->hdr->threads, 1, __ATOMIC_RELAXED),

@@ -10,7 +10,9 @@
  * old, never half written) whenever a TU or an event class was added, each
  * round before the packets that may use them: a recording killed at any
  * moment is a readable trace. A packet that cannot be written (a full disk)
- * is cut off the file again, counted (TFR_DROP_DISK) and said once; while
+ * is cut off the file again, counted (TFR_DROP_DISK) and said once (the
+ * first time with the packet before it, so that a reader sees the gap:
+ * .rec.stream.full); while
  * the metadata itself cannot be brought up to date, packets are dropped
  * the same way, so what is on disk stays readable.
  *
@@ -59,9 +61,19 @@ int rs_write_failed(rt_ring *r, off_t before, uint32_t packets)
 {
     TF_KEEP_ERRNO();
     int err = errno;
+    rt_pool *p = rt_pool_now();
+    /* The first time a thread's file cannot grow, its last packet goes too
+     * (counted): a reader sees packets lost only as a gap before a later one,
+     * and the page freed is where a later packet, the one written at close
+     * at the latest, fits (.rec.stream.full). */
+    off_t psize = (off_t)p->hdr->psize;
+    if (!r->cut && before >= 2 * psize && before % psize == 0) {
+        before -= psize;
+        packets++;
+    }
+    r->cut = 1;
     if (ftruncate(r->fd, before) != 0) /* what fits stays readable: no half packet */
         err = errno;
-    rt_pool *p = rt_pool_now();
     __atomic_fetch_add(&p->hdr->drops[TFR_DROP_DISK], packets, __ATOMIC_RELAXED);
     if (!said_full++) {
         char num[24];
