@@ -2,14 +2,18 @@
  * budget.c: the budget's life. TF_BUDGET at start-up; starting, changing and
  * stopping it (bg_set: TF_BUDGET, tf-ctl PID budget); its thread, which
  * measures the hooks' cost once (calib.c) and then judges a window every
- * 2 ms, doubling to 10 ms, and 2 ms again after one that switched functions
- * off (judge.c); the exit; fork. The thread exists only while a budget runs,
+ * 2 ms, doubling to 40 ms, 2 ms again after one that switched functions
+ * off, and at once when a thread's hooks hurry it (judge.c, .budget.hurry);
+ * the exit; fork. The thread exists only while a budget runs,
  * and never takes the program's signals.
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <linux/futex.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -18,10 +22,28 @@
 #include "../config.h"
 
 #define FIRST_WINDOW_NS 2000000ull
-#define WINDOW_NS 10000000ull
+#define WINDOW_NS 40000000ull
+
+/* The budget thread sleeps on wake_word (a futex), so that a hook can wake
+ * it (.budget.hurry): a hook may run in a signal handler, where a condition
+ * variable may not be signalled. */
+static uint32_t wake_word, hurried;
+
+static void poke(void)
+{
+    __atomic_add_fetch(&wake_word, 1, __ATOMIC_RELEASE);
+    syscall(SYS_futex, &wake_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+void bg_hurry(void)
+{
+    int saved = errno;
+    __atomic_store_n(&hurried, 1, __ATOMIC_RELAXED);
+    poke();
+    errno = saved;
+}
 
 /* Under bg_lock. */
-static pthread_cond_t wake;
 static double budget;          /* the fraction; 0: off */
 static int running, stopping, quitting;
 static pthread_t thread;
@@ -31,19 +53,20 @@ static int calibrated;
 void bg_wake(void)
 {
     if (running)
-        pthread_cond_signal(&wake);
+        poke();
 }
 
-/* Sleeps ns, or until told to stop; 0: stop. Lock held. */
+/* Sleeps ns, or until woken; 0: stop. Lock held (let go while it sleeps).
+ * A wake after the word was read makes the wait return at once. */
 static int sleep_for(uint64_t ns)
 {
-    struct timespec until;
-    clock_gettime(CLOCK_MONOTONIC, &until);
-    ns += (uint64_t)until.tv_nsec;
-    until.tv_sec += (time_t)(ns / 1000000000u);
-    until.tv_nsec = (long)(ns % 1000000000u);
-    if (!stopping)
-        pthread_cond_timedwait(&wake, &bg_lock, &until);
+    if (stopping)
+        return 0;
+    uint32_t seen = __atomic_load_n(&wake_word, __ATOMIC_ACQUIRE);
+    struct timespec rel = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+    pthread_mutex_unlock(&bg_lock);
+    syscall(SYS_futex, &wake_word, FUTEX_WAIT_PRIVATE, seen, &rel, NULL, 0);
+    pthread_mutex_lock(&bg_lock);
     return !stopping;
 }
 
@@ -60,12 +83,12 @@ static void *run(void *arg)
     }
     pthread_mutex_lock(&bg_lock);
     bg_judge_calibrated(&calib);
-    bg_window_start();
+    bg_window_start(budget);
     /* A 2 ms window again after one that switched functions off (a new
      * phase of the program made others hot): what the cut left is judged
-     * at once, not up to 10 ms later (.budget.window). */
+     * at once, not up to 40 ms later (.budget.window). */
     for (uint64_t w = FIRST_WINDOW_NS; sleep_for(w);) {
-        int cut = !quitting && bg_judge(budget);
+        int cut = !quitting && bg_judge(budget, __atomic_exchange_n(&hurried, 0, __ATOMIC_RELAXED));
         w = cut ? FIRST_WINDOW_NS : w * 2 < WINDOW_NS ? w * 2 : WINDOW_NS;
     }
     pthread_mutex_unlock(&bg_lock);
@@ -88,20 +111,11 @@ static int start(char *why, size_t len)
 static void stop(void)
 {
     stopping = 1;
-    pthread_cond_signal(&wake);
+    poke();
     pthread_mutex_unlock(&bg_lock);
     pthread_join(thread, NULL);
     pthread_mutex_lock(&bg_lock);
     running = 0;
-}
-
-static void make_cond(void)
-{
-    pthread_condattr_t a;
-    pthread_condattr_init(&a);
-    pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
-    pthread_cond_init(&wake, &a);
-    pthread_condattr_destroy(&a);
 }
 
 /* At exit (or a termination signal, on libtf's exit thread): no more
@@ -117,7 +131,6 @@ static void at_exit(void)
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static void first_start(void)
 {
-    make_cond();
     tf__at_exit(at_exit);
     tf__term_arm(); /* the exit line on SIGTERM and friends too */
 }
@@ -198,7 +211,6 @@ void tf__budget_fork(int phase)
     if (changer != gettid())
         changer = 0;
     pthread_cond_init(&changed, NULL);
-    make_cond();
     bg_threads_fork_child();
     if (!running)
         return;

@@ -20,6 +20,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "../internal.h"
 
@@ -60,6 +61,12 @@ typedef struct bg_thread {
     int nopen;
     const void *top_meter;   /* open[nopen - 1]'s meter and id (NULL: none open), */
     int32_t top_id;          /* so that an exit checks two words */
+    pid_t tid;               /* its owner's, for its CPU clock (bg_threads_poke) */
+    /* what its sampled calls say its hooks spent in the budget thread's
+     * window bg_window_gen, since its first sample in it (.budget.hurry) */
+    uint32_t gen;
+    int hurried;
+    uint64_t hstart, hspend; /* ticks */
     bg_open open[BG_OPEN];
     bg_count *chunk[BG_CHUNKS];
 } bg_thread;
@@ -85,6 +92,12 @@ static inline bg_thread *bg_next(const bg_thread *t)
  * thread; relaxed loads of words only their owners store). */
 void bg_threads_sum(bg_count *sum, uint32_t n);
 void bg_threads_fork_child(void);
+/* Reads the CPU clock of each thread that owns a record (the first
+ * BG_POKE), which brings the kernel's count of its time up to date: the
+ * process's clock adds the time of the other threads only as of their last
+ * tick or switch (4 ms at HZ=250), far too coarse for 2 ms windows. */
+#define BG_POKE 64u
+void bg_threads_poke(void);
 #define BG_GET(field) __atomic_load_n(&(field), __ATOMIC_RELAXED)
 #define BG_SET(field, value) __atomic_store_n(&(field), (value), __ATOMIC_RELAXED)
 
@@ -160,6 +173,7 @@ extern uint32_t bg_nfns;        /* indices given out */
 extern bg_tu *bg_tus;
 extern uint64_t bg_unmeasured;  /* functions past BG_MAX_FUNCS, or whose meter could not be made */
 extern bg_gone *bg_gone_list;
+extern int bg_fresh_any;        /* a range was reused: the next window looks at every function */
 /* The TU's range for a new meter (refs + 1); NULL if out of memory. */
 bg_tu *bg_tu_get(const tf_tu *tu);
 /* A meter of t went away; at 0 its range is free for a TU of the same size
@@ -206,15 +220,16 @@ typedef struct bg_totals {
 } bg_totals;
 
 /* judge.c, all under bg_lock: a window (the budget as a fraction; its
- * thread calls it every 2 to 10 ms; 1 when it switched functions off, so
- * that the next window, short, sees what that left); the cost
+ * thread calls it every 2 to 40 ms, or at once when a thread hurried it;
+ * 1 when it switched functions off, so that the next window, short, sees
+ * what that left); the cost
  * model once measured; a budget starting (the clock of "deselected at"
  * and the totals start from zero); a new budget for a running one (what
  * was switched off may be tried again at once, paid from what the new
  * budget leaves unused); off (every function switched off follows the
  * selection again); the totals for bg_get. */
-int bg_judge(double budget);
-void bg_window_start(void);
+int bg_judge(double budget, int hurried);
+void bg_window_start(double budget);
 void bg_judge_calibrated(const bg_calib *c);
 void bg_judge_start(void);
 void bg_judge_again(void);
@@ -222,6 +237,21 @@ void bg_give_all_back(void);
 void bg_judge_totals(bg_totals *out, int running);
 /* budget.c: wakes the budget thread, if one runs (a change waits for it). */
 void bg_wake(void);
+
+/* ---- hurrying the judge (.budget.hurry) ------------------------------------------
+ * A thread whose sampled calls say its hooks spent more than one and a
+ * half budgets of the time since the window began (after a slack: the
+ * budget of 2 ms) wakes the budget thread at once, once a window (meter.c):
+ * a new phase's hot functions are cut within a fraction of a millisecond,
+ * not at the window's end. The budget thread sets the words (relaxed) each
+ * window; bg_hurry_permille 0: off. */
+extern uint32_t bg_window_gen;    /* a new window: every thread starts again */
+extern uint64_t bg_hurry_base;    /* ticks a metered call costs, and what sampling */
+extern uint64_t bg_hurry_floor;   /* adds to a sampled one (bg_calib) */
+extern uint64_t bg_hurry_permille;/* 1.5 budgets, per mille of the time */
+extern uint64_t bg_hurry_slack;   /* the budget of a first window, in ticks x 1000 */
+/* budget.c: async-signal-safe (an atomic add and a futex wake), keeps errno. */
+void bg_hurry(void);
 
 /* The budget (fraction: 0.05 for 5%); 0: off. Starts, changes or stops the
  * budget thread and the meter; 0, or -1 and why. */

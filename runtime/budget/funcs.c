@@ -151,6 +151,7 @@ bg_tu *bg_tu_get(const tf_tu *tu)
             f->id = id;
             f->fresh = reused;
         }
+        bg_fresh_any |= reused;
     }
     if (t)
         t->refs++;

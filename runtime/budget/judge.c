@@ -1,26 +1,28 @@
 /*
  * judge.c: what the budget thread decides (.budget.window). It closes a
- * window every 2 ms at first, doubling to 10 ms (a program at 25 times its
- * speed must not wait long for the first decision, nor a new hot function
- * for its own; budget.c runs the thread), and at each:
+ * window every 2 ms at first, doubling to 40 ms (a program at 25 times its
+ * speed must not wait long for the first decision; budget.c runs the
+ * thread), or at once when a thread's hooks spent more than one and a half
+ * budgets (a new hot function: .budget.hurry), and at each:
  *
  * - sums every thread's counters: each function's calls in the window, and
- *   its sampled cost and span so far;
+ *   its sampled cost and span so far; only the functions called in the
+ *   window are looked at;
  * - estimates the hooks' cost: calls x (the calibrated cost of a metered
  *   call + what the wrapped monitors took on its sampled calls); the
- *   program's own time is the process's CPU time in the window less that
- *   and less this thread's own (reported with the hooks, but no decision
- *   changes it);
- * - keeps the account of what the hooks spent against what the budget
- *   allowed (.budget.account);
+ *   program's own time is the process's CPU time in the window (brought up
+ *   to date for the threads that call hooks) less that and less this
+ *   thread's own;
+ * - keeps the account of what the hooks and this thread spent against
+ *   what the budget allowed (.budget.account);
  * - if the hooks cost more than the budget of the program's own time (less
  *   a debt being paid back), switches functions off, cheapest to lose first
  *   (.budget.order), until they do not (.budget.shed);
  * - tries functions switched off earlier again, paid from what the budget
  *   left unused (.budget.readmit).
  *
- * A window in which the process used less than 1 ms of CPU is extended (up
- * to a second): too little to judge by.
+ * A window in which the process used less than 1 ms of CPU (0.1 ms when
+ * hurried) is extended (up to a second): too little to judge by.
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -32,6 +34,10 @@
 #include "../clock.h"
 
 #define MIN_CPU_NS 1e6
+#define MIN_HURRIED_CPU_NS 1e5 /* a hurried window (.budget.hurry) is judged from 0.1 ms */
+#define HURRY_SLACK_NS 2e6     /* the budget of this much time before a thread hurries, */
+#define HURRY_OVER 1.5         /* and its hooks' share of the time, in budgets, after which it does */
+#define KEEP_IN_DEBT 0.1       /* in debt, a window keeps down to this much of the budget */
 #define LONGEST_WINDOW_NS 1000000000ull
 #define COST_CAP_NS 100000.0     /* a sample counts at most this much, */
 #define COST_FLOOR_NS 2000.0     /* and its cap is never lower than this */
@@ -48,8 +54,11 @@ static struct {
 } win;
 static double hooks_total, useful_total, last_over;
 static double balance; /* what the budget allowed less what the hooks cost, so far (.budget.account) */
+static double next_trial; /* no quarantine ends before (seconds; 0: look) */
 static bg_count *sums;
-static uint32_t capsums;
+static uint64_t *seen_calls;   /* bg_fns[i].seen.calls, dense: a window touches only */
+static uint32_t capsums;       /* the functions that were called in it */
+int bg_fresh_any;
 
 static double clock_ns(clockid_t id)
 {
@@ -164,8 +173,10 @@ static void apply_changes(void)
                 on[non++] = changes[i].id;
         }
         if (t->refs > 0) { /* still loaded: the registry knows it */
-            tf__registry_shed(t->tu, on, non, 0);
-            tf__registry_shed(t->tu, off, noff, 1);
+            if (non)
+                tf__registry_shed(t->tu, on, non, 0);
+            if (noff)
+                tf__registry_shed(t->tu, off, noff, 1);
         }
     }
     if (on && off)
@@ -189,6 +200,7 @@ static void shed(bg_fn *f, double secs, const bg_est *e, double useful, double n
     f->share = e->cost_ns / useful;
     f->at = now;
     f->until = now + fmin(ldexp(1, f->strikes), QUARANTINE_MAX_S);
+    next_trial = fmin(next_trial, f->until);
     bg_note_change(f);
 }
 
@@ -209,6 +221,12 @@ static int grow_sums(uint32_t n)
     if (!s)
         return -1;
     sums = s;
+    uint64_t *c = realloc(seen_calls, n * sizeof *c);
+    if (!c)
+        return -1;
+    for (uint32_t i = capsums; i < n; i++)
+        c[i] = bg_fns[i].seen.calls;
+    seen_calls = c;
     capsums = n;
     return 0;
 }
@@ -224,12 +242,13 @@ static bg_count total_of(const bg_fn *f, uint32_t i)
  * switched off and ran); returns their count, the rest's cost in *fixed. */
 static size_t estimate(bg_est *v, uint32_t n, double *fixed, double *hooks)
 {
+    /* The mean sample of the loaded TUs' functions (a range used before
+     * keeps its earlier samples in it): dense, over sums alone. */
     uint64_t all_cost = 0, all_samples = 0;
-    for (uint32_t i = 0; i < n; i++)
-        if (bg_fns[i].tu && bg_fns[i].tu->refs > 0 && !bg_fns[i].fresh) {
-            bg_count t = total_of(&bg_fns[i], i);
-            all_cost += t.cost, all_samples += t.samples;
-        }
+    for (const bg_tu *t = bg_tus; t; t = t->next)
+        if (t->refs > 0 && !t->internal)
+            for (uint32_t i = t->first; i < t->first + t->n && i < n; i++)
+                all_cost += sums[i].cost, all_samples += sums[i].samples;
     double avg = all_samples ? (double)all_cost / (double)all_samples : 0;
     /* A sample many times the usual one is mostly something else: a first
      * call whose monitor made its state (mmap), a page fault, preemption.
@@ -239,7 +258,12 @@ static size_t estimate(bg_est *v, uint32_t n, double *fixed, double *hooks)
         __atomic_store_n(&bg_cost_cap, (uint64_t)cap, __ATOMIC_RELAXED);
     }
     size_t k = 0;
+    int all = bg_fresh_any;
+    bg_fresh_any = 0;
     for (uint32_t i = 0; i < n; i++) {
+        if (sums[i].calls == seen_calls[i] && !all)
+            continue; /* not called in the window: nothing to count or decide */
+        seen_calls[i] = sums[i].calls;
         bg_fn *f = &bg_fns[i];
         if (!f->tu || f->tu->refs == 0)
             continue;
@@ -290,36 +314,69 @@ static int by_probe_cost(const void *pa, const void *pb)
  * had when it was switched off (.budget.readmit). */
 static void try_again(uint32_t n, double useful, double over, double budget)
 {
+    double now = now_s();
+    if (balance < 0 || now < next_trial)
+        return; /* nothing left unused to pay a trial with, or nothing due */
     size_t k = 0;
     bg_fn **v = malloc((n ? n : 1) * sizeof *v);
-    double now = now_s();
-    for (uint32_t i = 0; v && i < n; i++)
-        if (bg_fns[i].tu && bg_fns[i].tu->refs > 0 && bg_fns[i].state == BG_SHED &&
-            bg_fns[i].until <= now && bg_fns[i].tu->slotted)
+    next_trial = HUGE_VAL;
+    for (uint32_t i = 0; v && i < n; i++) {
+        if (bg_fns[i].state != BG_SHED)
+            continue;
+        if (bg_fns[i].until > now)
+            next_trial = fmin(next_trial, bg_fns[i].until);
+        else if (bg_fns[i].tu && bg_fns[i].tu->refs > 0 && bg_fns[i].tu->slotted)
             v[k++] = &bg_fns[i];
+    }
+    if (!v)
+        next_trial = 0;
     if (v)
         qsort(v, k, sizeof *v, by_probe_cost);
     double spend = balance;
-    for (size_t i = 0; i < k && v[i]->share * useful <= spend; i++) {
+    size_t i = 0;
+    for (; i < k && v[i]->share * useful <= spend; i++) {
         spend -= v[i]->share * useful;
         v[i]->state = BG_TRIAL;
         bg_note_change(v[i]);
         bg_record(v[i], "trial", v[i]->rate, v[i]->ns_per_call, v[i]->share, over, budget);
     }
+    if (i < k)
+        next_trial = 0; /* due and not paid for yet */
     free(v);
 }
 
-int bg_judge(double budget)
+/* The process's CPU time, up to date for the threads that call hooks
+ * (bg_threads_poke). */
+static double process_cpu_ns(void)
+{
+    bg_threads_poke();
+    return clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+}
+
+/* A new window: every thread measures its hooks against the budget again
+ * (.budget.hurry). off: no hurrying (the cost nothing can switch off is
+ * over the budget already). */
+static void next_window(double budget, int off)
+{
+    double tick = calib.ns_per_tick > 0 ? calib.ns_per_tick : 1;
+    __atomic_store_n(&bg_hurry_base, (uint64_t)(calib.base_ns / tick), __ATOMIC_RELAXED);
+    __atomic_store_n(&bg_hurry_floor, (uint64_t)(calib.floor_ns / tick), __ATOMIC_RELAXED);
+    __atomic_store_n(&bg_hurry_slack, (uint64_t)(budget * HURRY_SLACK_NS / tick * 1000), __ATOMIC_RELAXED);
+    __atomic_store_n(&bg_hurry_permille, off ? 0 : (uint64_t)fmax(1, 1000 * HURRY_OVER * budget), __ATOMIC_RELAXED);
+    __atomic_add_fetch(&bg_window_gen, 1, __ATOMIC_RELAXED);
+}
+
+int bg_judge(double budget, int hurried)
 {
     if (nchanges) /* a library loaded again: what was switched off in it */
         apply_changes();
     uint64_t wall = tf__clock_mono_ns();
-    double cpu = clock_ns(CLOCK_PROCESS_CPUTIME_ID), own = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+    double cpu = process_cpu_ns(), own = clock_ns(CLOCK_THREAD_CPUTIME_ID);
     double dcpu = cpu - win.cpu;
-    if (dcpu < MIN_CPU_NS && wall - win.wall < LONGEST_WINDOW_NS)
+    if (dcpu < (hurried ? MIN_HURRIED_CPU_NS : MIN_CPU_NS) && wall - win.wall < LONGEST_WINDOW_NS)
         return 0; /* too little happened to judge by: the window goes on */
-    /* this thread's own time is reported with the hooks, but no decision
-     * changes it: the choice is of the hooks' cost alone */
+    /* this thread's own time is paid from the account, with the hooks';
+     * the choice is of the hooks' cost alone (nothing else can be cut) */
     double secs = (double)(wall - win.wall) / 1e9, fixed = 0, hooks = 0, own_ns = own - win.own;
     double hz = tf__clock_hz(0); /* its calibration gets more precise as time passes */
     if (hz > 0)
@@ -337,14 +394,15 @@ int bg_judge(double budget)
     double useful = fmax(dcpu - hooks - own_ns, dcpu / 100), now = now_s();
     double over = (hooks + own_ns) / useful;
     hooks_total += hooks + own_ns, useful_total += useful, last_over = over;
-    /* The account (.budget.account): what this window spent against what the
-     * budget allowed it. A debt makes the next windows keep less (down to
-     * half the budget, paying an eighth of it back each), so that the whole
-     * run, new hot functions and the first windows included, stays within
-     * the budget; what is left over pays for trials (.budget.readmit). */
+    /* The account (.budget.account): what this window spent, the hooks and
+     * this thread, against what the budget allowed it. A debt makes the next
+     * windows keep less (down to a tenth of the budget, paying an eighth of
+     * it back each), so that the whole run, new hot functions, the first
+     * windows and the judging included, stays within the budget; what is
+     * left over pays for trials (.budget.readmit). */
     double cap = budget * useful * CREDIT_S / secs;
-    balance = fmin(fmax(balance + budget * useful - hooks, -cap), cap);
-    double allowed = budget * useful + fmin(fmax(balance / 8, -budget * useful / 2), 0);
+    balance = fmin(fmax(balance + budget * useful - hooks - own_ns, -cap), cap);
+    double allowed = budget * useful + fmin(fmax(balance / 8, -budget * useful * (1 - KEEP_IN_DEBT)), 0);
     /* The hooks ran within the CPU time: an estimate above it is that much
      * too high for every function (a preempted sample among a function's
      * first few), and is brought down to it, for the program's time read
@@ -366,6 +424,7 @@ int bg_judge(double budget)
         fixed *= down;
     }
     bg_choose(v, k, allowed, fixed);
+    next_window(budget, fixed > allowed);
     int shed_any = 0;
     for (size_t i = 0; i < k; i++) {
         bg_fn *f = &bg_fns[v[i].index];
@@ -389,17 +448,18 @@ int bg_judge(double budget)
 
 /* The first window starts now; calls before it (those of the calibration
  * too) are no part of it. */
-void bg_window_start(void)
+void bg_window_start(double budget)
 {
+    next_window(budget, 0);
     uint32_t n = bg_nfns < BG_MAX_FUNCS ? bg_nfns : BG_MAX_FUNCS;
     if (grow_sums(n) == 0) {
         memset(sums, 0, n * sizeof *sums);
         bg_threads_sum(sums, n);
         for (uint32_t i = 0; i < n; i++)
-            bg_fns[i].seen = sums[i];
+            bg_fns[i].seen = sums[i], seen_calls[i] = sums[i].calls;
     }
     win.wall = tf__clock_mono_ns();
-    win.cpu = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+    win.cpu = process_cpu_ns();
     win.own = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
@@ -411,12 +471,12 @@ void bg_judge_calibrated(const bg_calib *c)
 void bg_judge_start(void)
 {
     start_ns = tf__clock_mono_ns();
-    hooks_total = useful_total = last_over = balance = 0;
+    hooks_total = useful_total = last_over = balance = next_trial = 0;
 }
 
 void bg_judge_again(void)
 {
-    balance = 0;
+    balance = next_trial = 0;
     for (uint32_t i = 0; i < bg_nfns; i++)
         if (bg_fns[i].state == BG_SHED)
             bg_fns[i].strikes = 0, bg_fns[i].until = 0;

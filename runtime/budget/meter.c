@@ -85,6 +85,33 @@ TF_COLD static void sampled_enter(bg_meter *m, bg_thread *t, int id, const tf_ar
     push(t, &o);
 }
 
+uint32_t bg_window_gen;
+uint64_t bg_hurry_base, bg_hurry_floor, bg_hurry_permille, bg_hurry_slack;
+
+/* .budget.hurry: a sampled call stands for the 64 or so calls of its
+ * interval; once the thread's hooks spent more than one and a half budgets of
+ * the window so far (after the slack), the budget thread judges at once.
+ * Integers only (hooks use no floating point). */
+static void hurry_check(bg_thread *t, uint64_t cost, uint64_t now)
+{
+    uint32_t gen = __atomic_load_n(&bg_window_gen, __ATOMIC_RELAXED);
+    if (t->gen != gen) {
+        t->gen = gen;
+        t->hurried = 0;
+        t->hstart = now;
+        t->hspend = 0;
+    }
+    uint64_t permille = __atomic_load_n(&bg_hurry_permille, __ATOMIC_RELAXED);
+    uint64_t floor = __atomic_load_n(&bg_hurry_floor, __ATOMIC_RELAXED);
+    t->hspend += 64 * (__atomic_load_n(&bg_hurry_base, __ATOMIC_RELAXED) + (cost > floor ? cost - floor : 0));
+    if (t->hurried || permille == 0)
+        return;
+    if (t->hspend * 1000 > permille * (now - t->hstart) + __atomic_load_n(&bg_hurry_slack, __ATOMIC_RELAXED)) {
+        t->hurried = 1;
+        bg_hurry();
+    }
+}
+
 TF_COLD static void sampled_exit(bg_meter *m, bg_thread *t, int k, int id, const tf_value *result)
 {
     bg_open o = t->open[k];
@@ -99,6 +126,7 @@ TF_COLD static void sampled_exit(bg_meter *m, bg_thread *t, int k, int id, const
     BG_SET(c->samples, BG_GET(c->samples) + 1);
     BG_SET(c->cost, BG_GET(c->cost) + (cost < cap ? cost : cap));
     BG_SET(c->span, BG_GET(c->span) + (t2 > o.t1 ? t2 - o.t1 : 0));
+    hurry_check(t, cost < cap ? cost : cap, t3);
 }
 
 /* Counts the call; 1 if it is to be sampled. The thread's first metered call

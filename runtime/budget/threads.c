@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "budget.h"
@@ -50,6 +51,10 @@ static bg_thread *claim(void)
         t->countdown = 1 + t->rng % 64;
         t->nopen = 0;
         t->top_meter = NULL;
+        __atomic_store_n(&t->tid, gettid(), __ATOMIC_RELAXED);
+        t->gen = 0;
+        t->hurried = 0;
+        t->hstart = t->hspend = 0;
         pthread_setspecific(key, t); /* libtf's early key: no malloc */
         bg_me = t;
     }
@@ -86,10 +91,27 @@ void bg_threads_sum(bg_count *sum, uint32_t n)
         }
 }
 
+void bg_threads_poke(void)
+{
+    unsigned k = 0;
+    for (bg_thread *t = bg_threads(); t && k < BG_POKE; t = bg_next(t)) {
+        pid_t tid = __atomic_load_n(&t->tid, __ATOMIC_RELAXED);
+        if (!__atomic_load_n(&t->rec.used, __ATOMIC_ACQUIRE) || tid <= 0)
+            continue;
+        /* the kernel's MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED); a thread
+         * gone meanwhile makes it fail, which changes nothing */
+        struct timespec ts;
+        clock_gettime((clockid_t)(~(unsigned)tid << 3) | 6, &ts);
+        k++;
+    }
+}
+
 /* Only the forking thread lives on in the child; the others' records are
  * free for its threads (their counts stay in the sums). */
 void bg_threads_fork_child(void)
 {
+    if (bg_me)
+        __atomic_store_n(&bg_me->tid, gettid(), __ATOMIC_RELAXED);
     for (bg_thread *t = bg_threads(); t; t = bg_next(t))
         if (t != bg_me) {
             t->nopen = 0;

@@ -1,7 +1,8 @@
 /* The overhead budget (runtime/budget): the spelling of TF_BUDGET and its
  * exact messages; the choice of what to switch off, cheapest to lose first;
  * the meter between hooks and monitors (what the wrapped monitor sees, the
- * counts, a sampled call's entry dropped after a longjmp); the registry's
+ * counts, a sampled call's entry dropped after a longjmp, a thread
+ * hurrying the judge); the process's CPU clock brought up to date; the registry's
  * switch beside the selection. The budget is libtf's hidden code, so this
  * test links libtf's objects in instead of libtf.so. */
 #define _GNU_SOURCE
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -273,6 +275,115 @@ static void test_meter_longjmp(void **state)
     m->ops->destroy(m);
 }
 
+/* .budget.hurry: a thread whose sampled calls say its hooks spent more than
+ * the words allow since the window began hurries the judge, once a window;
+ * a new window starts it again; permille 0 never does. */
+static void sampled_call(tf_monitor *m)
+{
+    bg_me->countdown = 1;
+    call(m, 1, 0);
+}
+
+static void hurry_words(uint64_t base, uint64_t permille, uint64_t slack)
+{
+    bg_hurry_base = base, bg_hurry_floor = 0, bg_hurry_permille = permille, bg_hurry_slack = slack;
+    bg_window_gen++;
+}
+
+static void test_meter_hurries(void **state)
+{
+    tf_monitor r = {&rec_ops, &bg_tu_desc, NULL};
+    tf_monitor *m = bg_meter_wrap(&r, &bg_tu_desc);
+    assert_non_null(m);
+    call(m, 1, 0); /* makes this thread's counters */
+    /* cheap hooks, a slack of a second's budget: no hurry */
+    hurry_words(1, 75, 1000000000000ull);
+    for (int i = 0; i < 20; i++)
+        sampled_call(m);
+    assert_int_equal(bg_me->hurried, 0);
+    assert_int_equal(bg_me->gen, bg_window_gen);
+    /* no budget words yet (0 per mille): never */
+    hurry_words(1000000000, 0, 0);
+    sampled_call(m);
+    assert_int_equal(bg_me->hurried, 0);
+    /* a sample standing for 64 calls of 10^9 ticks each, against 1.5 budgets of
+     * the few ticks since the window began: at once */
+    hurry_words(1000000000, 75, 0);
+    sampled_call(m);
+    assert_int_equal(bg_me->hurried, 1);
+    uint64_t spent = bg_me->hspend;
+    assert_true(spent >= 64 * 1000000000ull);
+    sampled_call(m); /* counted, once a window */
+    assert_int_equal(bg_me->hurried, 1);
+    assert_true(bg_me->hspend > spent);
+    /* the next window starts from nothing */
+    hurry_words(1, 75, 1000000000000ull);
+    sampled_call(m);
+    assert_int_equal(bg_me->hurried, 0);
+    assert_true(bg_me->hspend < spent);
+    hurry_words(0, 0, 0);
+    m->ops->destroy(m);
+}
+
+/* .budget.clock: the process's CPU clock adds another thread's time only as
+ * of its last tick or switch (4 ms at HZ=250), unless that thread's own
+ * clock is read first, which bg_threads_poke does for every thread with a
+ * record. A thread with a record spins; each trial pokes, reads the
+ * process's clock, then the spinner's own clock (which brings its count up
+ * to date), then the process's again: the second read is ahead of the first
+ * only by what ran between them (microseconds), where without the poke it
+ * would be the time since the spinner's last tick (a median of 2 ms at
+ * HZ=250, 0.5 ms at HZ=1000). The median of 21 trials, so that a trial in
+ * which this thread was preempted says nothing. */
+static int spin_stop;
+static pid_t spin_tid;
+
+static void *spinner(void *arg)
+{
+    assert_non_null(bg_count_make(0)); /* claims this thread's record */
+    __atomic_store_n(&spin_tid, gettid(), __ATOMIC_RELEASE);
+    while (!__atomic_load_n(&spin_stop, __ATOMIC_RELAXED))
+        ;
+    return arg;
+}
+
+static double cpu_ns(clockid_t id)
+{
+    struct timespec t;
+    clock_gettime(id, &t);
+    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+static int by_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void test_clock_up_to_date(void **state)
+{
+    pthread_t t;
+    spin_stop = 0;
+    assert_int_equal(pthread_create(&t, NULL, spinner, NULL), 0);
+    while (!__atomic_load_n(&spin_tid, __ATOMIC_ACQUIRE))
+        ;
+    clockid_t spin_clock = (clockid_t)(~(unsigned)spin_tid << 3) | 6;
+    double lag[21];
+    for (int i = 0; i < 21; i++) {
+        struct timespec ms = {0, 3000000};
+        nanosleep(&ms, NULL); /* the spinner runs past a tick */
+        bg_threads_poke();
+        double p1 = cpu_ns(CLOCK_PROCESS_CPUTIME_ID);
+        cpu_ns(spin_clock);
+        lag[i] = cpu_ns(CLOCK_PROCESS_CPUTIME_ID) - p1;
+    }
+    __atomic_store_n(&spin_stop, 1, __ATOMIC_RELAXED);
+    pthread_join(t, NULL);
+    qsort(lag, 21, sizeof lag[0], by_double);
+    print_message("process clock behind after a poke: median %.0f ns\n", lag[10]);
+    assert_true(lag[10] < 300000);
+}
+
 /* ---- the registry's switch ---------------------------------------------------------- */
 
 static tf_monitor *slot(int id)
@@ -402,6 +513,8 @@ int main(void)
         cmocka_unit_test(test_meter_sees),
         cmocka_unit_test(test_meter_counts),
         cmocka_unit_test(test_meter_longjmp),
+        cmocka_unit_test(test_meter_hurries),
+        cmocka_unit_test(test_clock_up_to_date),
         cmocka_unit_test(test_shed),
         cmocka_unit_test(test_shed_unslotted),
         cmocka_unit_test(test_budget_runs),
