@@ -433,7 +433,7 @@ static void instrument_info(fn_ctx *c, gbind *outer)
 }
 
 /* " (traced clone)", " (hooks in place: 52 operations and 3 calls, from
- * inplace-size 40)" or "" (a function that cannot be split, an info function). */
+ * inplace-size 30)" or "" (a function that cannot be split, an info function). */
 static std::string shape_note(const fn_ctx &c, tree g)
 {
     core::body_size size;

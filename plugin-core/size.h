@@ -36,7 +36,7 @@ constexpr unsigned max_min_size = 1000000;
  * its hooks in place, in its one body; any other gets the traced clone.
  * Chosen from bench/ (bench/README.md "What instrumenting everything costs
  * to build"); -fplugin-arg-tf-inplace-size=N changes it. */
-constexpr unsigned default_inplace_size = 40;
+constexpr unsigned default_inplace_size = 30;
 
 /* A traced clone of a function this large or larger reports its values in
  * the compact form too (code-shape.md 3.2): smaller ones are the hot tiny
@@ -72,7 +72,7 @@ bool compact_clone(const body_size &s);
  * little. */
 bool light_clone(const body_size &s, bool light);
 
-/* Why: "52 operations and 3 calls, from inplace-size 40" (for verbose notes). */
+/* Why: "52 operations and 3 calls, from inplace-size 30" (for verbose notes). */
 std::string in_place_text(const body_size &s, unsigned inplace_size);
 
 /* Parses a min-size value (decimal, 0..max_min_size); "" or the error. */
