@@ -233,6 +233,8 @@ void bg_window_start(double budget);
 void bg_judge_calibrated(const bg_calib *c);
 void bg_judge_start(void);
 void bg_judge_again(void);
+/* A library loaded again: what it had switched off may be due for a trial. */
+void bg_trials_due(void);
 void bg_give_all_back(void);
 void bg_judge_totals(bg_totals *out, int running);
 /* budget.c: wakes the budget thread, if one runs (a change waits for it). */
@@ -241,7 +243,7 @@ void bg_wake(void);
 /* ---- hurrying the judge (.budget.hurry) ------------------------------------------
  * A thread whose sampled calls say its hooks spent more than one and a
  * half budgets of the time since the window began (after a slack: the
- * budget of 2 ms) wakes the budget thread at once, once a window (meter.c):
+ * budget of 2 ms, at least 0.1 ms) wakes the budget thread at once, once a window (meter.c):
  * a new phase's hot functions are cut within a fraction of a millisecond,
  * not at the window's end. The budget thread sets the words (relaxed) each
  * window; bg_hurry_permille 0: off. */
@@ -249,7 +251,7 @@ extern uint32_t bg_window_gen;    /* a new window: every thread starts again */
 extern uint64_t bg_hurry_base;    /* ticks a metered call costs, and what sampling */
 extern uint64_t bg_hurry_floor;   /* adds to a sampled one (bg_calib) */
 extern uint64_t bg_hurry_permille;/* 1.5 budgets, per mille of the time */
-extern uint64_t bg_hurry_slack;   /* the budget of a first window, in ticks x 1000 */
+extern uint64_t bg_hurry_slack;   /* the slack, in ticks x 1000 */
 /* budget.c: async-signal-safe (an atomic add and a futex wake), keeps errno. */
 void bg_hurry(void);
 

@@ -112,6 +112,7 @@ static void keep_gone(const bg_fn *f)
  * window, what was on trial is on. */
 static void take_back(bg_tu *t)
 {
+    bg_trials_due();
     for (uint32_t id = 0; id < t->n; id++) {
         bg_fn *f = &bg_fns[t->first + id];
         if (f->tu && f->state == BG_SHED)

@@ -361,7 +361,9 @@ static void next_window(double budget, int off)
     double tick = calib.ns_per_tick > 0 ? calib.ns_per_tick : 1;
     __atomic_store_n(&bg_hurry_base, (uint64_t)(calib.base_ns / tick), __ATOMIC_RELAXED);
     __atomic_store_n(&bg_hurry_floor, (uint64_t)(calib.floor_ns / tick), __ATOMIC_RELAXED);
-    __atomic_store_n(&bg_hurry_slack, (uint64_t)(budget * HURRY_SLACK_NS / tick * 1000), __ATOMIC_RELAXED);
+    /* at least what a hurried window needs to be judged: the hooks ran in it */
+    double slack = fmax(budget * HURRY_SLACK_NS, MIN_HURRIED_CPU_NS);
+    __atomic_store_n(&bg_hurry_slack, (uint64_t)(slack / tick * 1000), __ATOMIC_RELAXED);
     __atomic_store_n(&bg_hurry_permille, off ? 0 : (uint64_t)fmax(1, 1000 * HURRY_OVER * budget), __ATOMIC_RELAXED);
     __atomic_add_fetch(&bg_window_gen, 1, __ATOMIC_RELAXED);
 }
@@ -472,6 +474,11 @@ void bg_judge_start(void)
 {
     start_ns = tf__clock_mono_ns();
     hooks_total = useful_total = last_over = balance = next_trial = 0;
+}
+
+void bg_trials_due(void)
+{
+    next_trial = 0;
 }
 
 void bg_judge_again(void)
