@@ -50,7 +50,7 @@ static const tf_group_decl __tf_decls[4] = {
     {"tokenize", 0, 0, 0},
 };
 static tf_tu __tf_tu = {TF_TU_ABI, 64, "tests/timing/wc.c", "wc", 5, 3, 4, 0,
-                        __tf_names, __tf_groups, __tf_decls};
+                        __tf_names, __tf_groups, __tf_decls, NULL, NULL};
 __attribute__((constructor)) static void __tf_ctor(void) { tf_tu_register(&__tf_tu); }
 __attribute__((destructor)) static void __tf_dtor(void) { tf_tu_unregister(&__tf_tu); }
 
@@ -64,7 +64,7 @@ static const tf_group_decl extra_decls[2] = {
     {"top", extra_sub_top, 1, 0},
 };
 static tf_tu extra_tu = {TF_TU_ABI, 64, "tests/timing/extra.c", "extra", 1, 1, 2, 0,
-                         extra_names, extra_groups, extra_decls};
+                         extra_names, extra_groups, extra_decls, NULL, NULL};
 __attribute__((constructor)) static void extra_ctor(void) { tf_tu_register(&extra_tu); }
 __attribute__((destructor)) static void extra_dtor(void) { tf_tu_unregister(&extra_tu); }
 
@@ -77,7 +77,7 @@ static const tf_tu_group loop_groups[1] = {{"tokenize", &loop_holder}};
 static const char *const loop_sub[1] = {"app"};
 static const tf_group_decl loop_decls[1] = {{"tokenize", loop_sub, 1, 0}};
 __attribute__((unused)) static tf_tu loop_tu = {TF_TU_ABI, 64, "tests/timing/loop.c", "loop", 1,
-                                                1, 1, 0, loop_names, loop_groups, loop_decls};
+                                                1, 1, 0, loop_names, loop_groups, loop_decls, NULL, NULL};
 
 /* The generated prologue and epilogue of a monitored function (no args). */
 #define GEN_ENTER(holder, ID)                                                  \

@@ -162,7 +162,7 @@ static const tf_name late_names[] = {{"poll", TF_NAME_MONITOR, 0, "late.c", 3, 0
 static const tf_tu_group late_groups[] = {{"net", &late_holder}};
 static const tf_group_decl late_decls[] = {{"net", NULL, 0, 0}};
 static tf_tu late_tu = {TF_TU_ABI, sizeof(tf_tu), "late.c", "late", 1, 1, 1, 0,
-                        late_names, late_groups, late_decls};
+                        late_names, late_groups, late_decls, NULL, NULL};
 
 static void late_tu_gets_monitor_and_leaves_cleanly(void **state)
 {
@@ -194,7 +194,7 @@ static const tf_group_decl net_decls[] = {
 };
 static const tf_name net_names[] = {{"recv", TF_NAME_MONITOR, 0, "net.c", 1, 0}};
 static tf_tu net_tu = {TF_TU_ABI, sizeof(tf_tu), "net.c", "net", 1, 1, 3, 0,
-                       net_names, net_groups, net_decls};
+                       net_names, net_groups, net_decls, NULL, NULL};
 
 static void groups_merge_across_tus_and_cycles_are_refused(void **state)
 {
@@ -233,7 +233,7 @@ static void many_containing_groups_and_factories(void **state)
         decls[i] = (tf_group_decl){names[i], wide_sub, 1, 0};
     }
     static tf_tu wide_tu = {TF_TU_ABI, sizeof(tf_tu), "wide.c", "wide", 1, 1, NWIDE, 0,
-                            wide_names, wide_groups, decls};
+                            wide_names, wide_groups, decls, NULL, NULL};
     tf_tu_register(&wide_tu);
     for (int i = 0; i < NFACT; i++) {
         fs[i] = (tf_factory){"count", counting_create, 0};
@@ -252,10 +252,10 @@ static void malformed_descriptors_are_refused(void **state)
                                        {"a", TF_NAME_MONITOR, 0, "x.c", 2, 0}};
     static const tf_name bad_group[] = {{"a", TF_NAME_MONITOR, 5, "x.c", 1, 0}};
     static const tf_tu_group g[] = {{"gx", &h}};
-    static tf_tu t1 = {TF_TU_ABI, sizeof(tf_tu), "x.c", "x1", 2, 1, 0, 0, unsorted, g, NULL};
-    static tf_tu t2 = {TF_TU_ABI, sizeof(tf_tu), "x.c", "x2", 1, 1, 0, 0, bad_group, g, NULL};
-    static tf_tu t3 = {TF_TU_ABI + 1, sizeof(tf_tu), "x.c", "x3", 0, 0, 0, 0, NULL, NULL, NULL};
-    static tf_tu t4 = {TF_TU_ABI, sizeof(tf_tu), "x.c", "x4", 1, 0, 0, 0, NULL, NULL, NULL};
+    static tf_tu t1 = {TF_TU_ABI, sizeof(tf_tu), "x.c", "x1", 2, 1, 0, 0, unsorted, g, NULL, NULL, NULL};
+    static tf_tu t2 = {TF_TU_ABI, sizeof(tf_tu), "x.c", "x2", 1, 1, 0, 0, bad_group, g, NULL, NULL, NULL};
+    static tf_tu t3 = {TF_TU_ABI + 1, sizeof(tf_tu), "x.c", "x3", 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL};
+    static tf_tu t4 = {TF_TU_ABI, sizeof(tf_tu), "x.c", "x4", 1, 0, 0, 0, NULL, NULL, NULL, NULL, NULL};
     tf_tu_register(&t1);
     tf_tu_register(&t2);
     tf_tu_register(&t3);
@@ -274,8 +274,8 @@ static void older_abi_is_taken(void **state)
     static tf_monitor *h1;
     static const tf_name n1[] = {{"old_fn", TF_NAME_MONITOR, 0, "old.c", 1, 0}};
     static const tf_tu_group g1[] = {{"io", &h1}};
-    static tf_tu abi1 = {1, sizeof(tf_tu), "old.c", "old", 1, 1, 0, 0, n1, g1, NULL};
-    static tf_tu abi0 = {0, sizeof(tf_tu), "zero.c", "zero", 1, 1, 0, 0, n1, g1, NULL};
+    static tf_tu abi1 = {1, sizeof(tf_tu), "old.c", "old", 1, 1, 0, 0, n1, g1, NULL, NULL, NULL};
+    static tf_tu abi0 = {0, sizeof(tf_tu), "zero.c", "zero", 1, 1, 0, 0, n1, g1, NULL, NULL, NULL};
     tf_tu_register(&abi0);
     assert_null(tf_tu_find("zero"));
     tf_tu_register(&abi1);
@@ -308,7 +308,7 @@ static void future_abi_is_refused_naming_both_versions(void **state)
     assert_null(tf_tu_find("future"));
     /* A descriptor of 64 bytes (before tf_tu.version) is named without one. */
     static tf_tu old_future = {FUTURE_TU_ABI, TF_TU_MIN_SIZE, "old.c", "old", 0, 0, 0, 0, NULL, NULL, NULL,
-                               "garbage past the end"};
+                               "garbage past the end", NULL};
     snprintf(want, sizeof want,
              "tf: old.c: TU not registered: it has TF_TU_ABI 99 (built by a TF that does not record "
              "its version); this libtf (TF %s) takes TF_TU_ABI 1 to %u\n", TF_VERSION, TF_TU_ABI);
@@ -322,8 +322,8 @@ static void descriptors_without_version_are_taken(void **state)
     static tf_monitor *h;
     static const tf_name n[] = {{"f", TF_NAME_MONITOR, 0, "short.c", 1, 0}};
     static const tf_tu_group g[] = {{"io", &h}};
-    static tf_tu short_tu = {TF_TU_ABI, TF_TU_MIN_SIZE, "short.c", "short", 1, 1, 0, 0, n, g, NULL, NULL};
-    static tf_tu tiny_tu = {TF_TU_ABI, TF_TU_MIN_SIZE - 8, "tiny.c", "tiny", 1, 1, 0, 0, n, g, NULL, NULL};
+    static tf_tu short_tu = {TF_TU_ABI, TF_TU_MIN_SIZE, "short.c", "short", 1, 1, 0, 0, n, g, NULL, NULL, NULL};
+    static tf_tu tiny_tu = {TF_TU_ABI, TF_TU_MIN_SIZE - 8, "tiny.c", "tiny", 1, 1, 0, 0, n, g, NULL, NULL, NULL};
     assert_string_equal(register_message(&short_tu), "");
     assert_ptr_equal(tf_tu_find("short"), &short_tu);
     assert_string_equal(register_message(&tiny_tu), "tf: tiny.c: TU not registered: descriptor too small\n");

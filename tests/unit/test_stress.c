@@ -59,7 +59,7 @@ static tf_monitor *side_holder;
 static const tf_name side_names[] = {{"side", TF_NAME_MONITOR, 0, "side.c", 1, 0}};
 static const tf_tu_group side_groups[] = {{"io_read", &side_holder}};
 static tf_tu side_tu = {TF_TU_ABI, sizeof(tf_tu), "side.c", "side", 1, 1, 0, 0,
-                        side_names, side_groups, NULL};
+                        side_names, side_groups, NULL, NULL, NULL};
 
 static void swap_monitors_under_load(void **state)
 {

@@ -30,7 +30,7 @@ static const tf_name ops_names[] = {
 static const tf_tu_group ops_groups[] = {{"ops", &ops_holder}};
 static const tf_group_decl ops_decls[] = {{"ops", NULL, 0, 0}};
 static tf_tu ops_tu = {TF_TU_ABI, sizeof(tf_tu), "ops.c", "ops", 4, 1, 1, 0,
-                       ops_names, ops_groups, ops_decls};
+                       ops_names, ops_groups, ops_decls, NULL, NULL};
 
 static char ctx[2048], scratch[2048], seen_after_jump[2048];
 static jmp_buf jump_back;

@@ -43,7 +43,7 @@ static int fill(td_tus *t, func *funcs, const uint32_t *order, uint32_t n, tf_na
                 return -1;
             groups[t->n] = (tf_tu_group){tu, &t->holders[t->n]};
             t->tus[t->n] = (tf_tu){TF_TU_ABI, sizeof(tf_tu), tu, tu, 0, 1, 0, 0, &names[i],
-                                   &groups[t->n], NULL};
+                                   &groups[t->n], NULL, NULL, NULL};
             t->n++;
         }
         tf_tu *tu = &t->tus[t->n - 1];
