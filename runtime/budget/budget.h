@@ -143,7 +143,6 @@ typedef struct bg_fn {
     uint32_t id;
     int fresh;           /* the range was reused: the next window takes its sums as zero */
     bg_count zero;       /* the sums when the range began */
-    bg_count seen;       /* the sums at the last window */
     double win_ns;       /* the hooks' cost in the last window */
     /* the budget's decision (.budget.shed, .budget.readmit) */
     enum bg_state state;
@@ -164,6 +163,7 @@ typedef struct bg_fn {
 typedef struct bg_gone {
     struct bg_gone *next;
     bg_fn fn;
+    uint64_t traced;     /* its calls metered, as of the last window before it went */
 } bg_gone;
 
 /* Everything below is guarded by bg_lock (runtime/locks.h, row budget). */
@@ -235,6 +235,9 @@ void bg_judge_start(void);
 void bg_judge_again(void);
 /* A library loaded again: what it had switched off may be due for a trial. */
 void bg_trials_due(void);
+/* The calls of index i counted as of the last window (judge.c keeps them
+ * dense: a window looks only at the indices whose sums moved). */
+uint64_t bg_seen_calls(uint32_t i);
 void bg_give_all_back(void);
 void bg_judge_totals(bg_totals *out, int running);
 /* budget.c: wakes the budget thread, if one runs (a change waits for it). */

@@ -94,7 +94,7 @@ static bg_tu *new_range(const tf_tu *tu, uint64_t hash)
  * aside when its range is taken by another TU. */
 bg_gone *bg_gone_list;
 
-static void keep_gone(const bg_fn *f)
+static void keep_gone(const bg_fn *f, uint32_t index)
 {
     bg_gone *g = calloc(1, sizeof *g);
     if (!g) {
@@ -103,6 +103,7 @@ static void keep_gone(const bg_fn *f)
     }
     g->fn = *f;
     g->fn.tu = NULL;
+    g->traced = bg_seen_calls(index) - f->zero.calls;
     g->next = bg_gone_list;
     bg_gone_list = g;
 }
@@ -144,7 +145,7 @@ bg_tu *bg_tu_get(const tf_tu *tu)
         for (uint32_t id = 0; id < t->n; id++) {
             bg_fn *f = &bg_fns[t->first + id];
             if (f->ever)
-                keep_gone(f);
+                keep_gone(f, t->first + id);
             else
                 free(f->name);
             memset(f, 0, sizeof *f);

@@ -56,8 +56,8 @@ static double hooks_total, useful_total, last_over;
 static double balance; /* what the budget allowed less what the hooks cost, so far (.budget.account) */
 static double next_trial; /* no quarantine ends before (seconds; 0: look) */
 static bg_count *sums;
-static uint64_t *seen_calls;   /* bg_fns[i].seen.calls, dense: a window touches only */
-static uint32_t capsums;       /* the functions that were called in it */
+static uint64_t *seen_calls;   /* each index's calls at the last window, dense: a window */
+static uint32_t capsums;       /* looks only at the indices whose sums moved */
 int bg_fresh_any;
 
 static double clock_ns(clockid_t id)
@@ -224,8 +224,7 @@ static int grow_sums(uint32_t n)
     uint64_t *c = realloc(seen_calls, n * sizeof *c);
     if (!c)
         return -1;
-    for (uint32_t i = capsums; i < n; i++)
-        c[i] = bg_fns[i].seen.calls;
+    memset(c + capsums, 0, (n - capsums) * sizeof *c); /* a new index has counted nothing */
     seen_calls = c;
     capsums = n;
     return 0;
@@ -263,17 +262,16 @@ static size_t estimate(bg_est *v, uint32_t n, double *fixed, double *hooks)
     for (uint32_t i = 0; i < n; i++) {
         if (sums[i].calls == seen_calls[i] && !all)
             continue; /* not called in the window: nothing to count or decide */
+        uint64_t calls = sums[i].calls - seen_calls[i];
         seen_calls[i] = sums[i].calls;
         bg_fn *f = &bg_fns[i];
         if (!f->tu || f->tu->refs == 0)
             continue;
         if (f->fresh) { /* a reused range: what its counters hold is its zero */
-            f->zero = f->seen = sums[i];
+            f->zero = sums[i];
             f->fresh = 0;
             continue;
         }
-        uint64_t calls = sums[i].calls - f->seen.calls;
-        f->seen = sums[i];
         bg_count t = total_of(f, i);
         double pc = per_call_ns(&t, avg);
         f->win_ns = (double)calls * pc;
@@ -458,7 +456,7 @@ void bg_window_start(double budget)
         memset(sums, 0, n * sizeof *sums);
         bg_threads_sum(sums, n);
         for (uint32_t i = 0; i < n; i++)
-            bg_fns[i].seen = sums[i], seen_calls[i] = sums[i].calls;
+            seen_calls[i] = sums[i].calls;
     }
     win.wall = tf__clock_mono_ns();
     win.cpu = process_cpu_ns();
@@ -474,6 +472,11 @@ void bg_judge_start(void)
 {
     start_ns = tf__clock_mono_ns();
     hooks_total = useful_total = last_over = balance = next_trial = 0;
+}
+
+uint64_t bg_seen_calls(uint32_t i)
+{
+    return i < capsums ? seen_calls[i] : bg_fns[i].zero.calls;
 }
 
 void bg_trials_due(void)
@@ -516,12 +519,12 @@ void bg_judge_totals(bg_totals *out, int running)
         const bg_fn *f = &bg_fns[i];
         if (!f->tu || f->tu->internal || f->fresh)
             continue;
-        uint64_t calls = (i < n && sums ? sums[i].calls : f->seen.calls) - f->zero.calls;
+        uint64_t calls = (i < n && capsums >= n ? sums[i].calls : bg_seen_calls(i)) - f->zero.calls;
         out->measured += f->ever || calls;
         out->traced += calls;
     }
     for (bg_gone *g = bg_gone_list; g; g = g->next) {
         out->measured++;
-        out->traced += g->fn.seen.calls - g->fn.zero.calls;
+        out->traced += g->traced;
     }
 }
