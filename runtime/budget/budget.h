@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "../internal.h"
 
@@ -98,6 +99,12 @@ void bg_threads_fork_child(void);
  * tick or switch (4 ms at HZ=250), far too coarse for 2 ms windows. */
 #define BG_POKE 64u
 void bg_threads_poke(void);
+/* The CPU clock of thread tid of this process (the kernel's
+ * MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED)). */
+static inline clockid_t bg_thread_clock(pid_t tid)
+{
+    return (clockid_t)(~(unsigned)tid << 3) | 6;
+}
 #define BG_GET(field) __atomic_load_n(&(field), __ATOMIC_RELAXED)
 #define BG_SET(field, value) __atomic_store_n(&(field), (value), __ATOMIC_RELAXED)
 

@@ -98,10 +98,8 @@ void bg_threads_poke(void)
         pid_t tid = __atomic_load_n(&t->tid, __ATOMIC_RELAXED);
         if (!__atomic_load_n(&t->rec.used, __ATOMIC_ACQUIRE) || tid <= 0)
             continue;
-        /* the kernel's MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED); a thread
-         * gone meanwhile makes it fail, which changes nothing */
-        struct timespec ts;
-        clock_gettime((clockid_t)(~(unsigned)tid << 3) | 6, &ts);
+        struct timespec ts; /* a thread gone meanwhile: it fails, which changes nothing */
+        clock_gettime(bg_thread_clock(tid), &ts);
         k++;
     }
 }

@@ -367,7 +367,7 @@ static void test_clock_up_to_date(void **state)
     assert_int_equal(pthread_create(&t, NULL, spinner, NULL), 0);
     while (!__atomic_load_n(&spin_tid, __ATOMIC_ACQUIRE))
         ;
-    clockid_t spin_clock = (clockid_t)(~(unsigned)spin_tid << 3) | 6;
+    clockid_t spin_clock = bg_thread_clock(spin_tid);
     double lag[21];
     for (int i = 0; i < 21; i++) {
         struct timespec ms = {0, 3000000};
