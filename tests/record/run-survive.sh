@@ -141,22 +141,34 @@ prof) # a SIGPROF handler records: both counts of lost events agree
     [ -n "$said" ] && [ "$said" = "$read_" ] || fail "the program said '$said', tf-dump '$read_': $(cat err dump.err)"
     ;;
 torn) # an event half written when the process stopped: left out, and said
-    start ./sv spin
-    kill -KILL "$pid"; finish
-    f=t/$(ring_file)
-    dump_ok t
-    cp got whole
-    # the first ring record claims an event in progress, and garbage follows the commit
-    python3 - "$f" <<'PY'
+    # The kill may fall between two packets of the thread (its ring then has
+    # no open packet, pos 0, and no event can be half written): run again.
+    for try in 1 2 3 4 5 6 7 8 9 10; do
+        rm -rf t
+        start ./sv spin
+        kill -KILL "$pid"; finish
+        f=t/$(ring_file)
+        dump_ok t
+        cp got whole
+        # the first ring record claims an event in progress, and garbage follows the commit
+        python3 - "$f" <<'PY'
 import struct, sys
 d = bytearray(open(sys.argv[1], "rb").read())
 rings_off, base = struct.unpack_from("<Q", d, 40)[0], struct.unpack_from("<Q", d, 64)[0]
 pos = struct.unpack_from("<Q", d, rings_off)[0]
-struct.pack_into("<I", d, rings_off + 24, 1)       # busy
+if pos == 0:
+    sys.exit(3)  # no open packet at the kill
 at = pos - base
+if not 0 < at <= len(d) - 4:
+    sys.exit("the first ring's pos %#x is outside the file (base %#x)" % (pos, base))
+struct.pack_into("<I", d, rings_off + 24, 1)       # busy
 d[at:at + 4] = struct.pack("<I", 0x7fffffe0 | 16)  # a compact header: class 16, then garbage
 open(sys.argv[1], "wb").write(bytes(d))
 PY
+        rc=$?
+        [ "$rc" = 3 ] || break
+    done
+    [ "$rc" = 0 ] || fail "could not make a torn event (python: $rc)"
     dump_ok t
     cmp -s got whole || fail "the torn event changed what is read"
     grep -q "thread-1 was writing an event when the process stopped; that event is left out" dump.err ||
