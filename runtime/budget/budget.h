@@ -49,6 +49,7 @@ typedef struct bg_open {
     const void *meter;
     int32_t id;
     uint32_t index;    /* its global index */
+    uint32_t interval; /* the calls it stands for (.budget.hurry) */
     uintptr_t sp;
     uint64_t t1;       /* tf__clock_now() after the wrapped enter */
     uint64_t cost;     /* ticks the wrapped enter took */
@@ -59,6 +60,7 @@ typedef struct bg_thread {
     tf_threadrec rec;        /* first: the list of every record, and its owner */
     uint32_t countdown;      /* calls until the next sampled one */
     uint32_t rng;            /* xorshift state: sampling intervals of 32 to 95 calls */
+    uint32_t interval;       /* the calls the next sample stands for (.budget.hurry) */
     int nopen;
     const void *top_meter;   /* open[nopen - 1]'s meter and id (NULL: none open), */
     int32_t top_id;          /* so that an exit checks two words */
@@ -215,6 +217,12 @@ typedef struct bg_est {
  * hooks of the rest cost at most allowed_ns (with fixed_ns that nothing
  * switches off); returns the cost left. */
 double bg_choose(bg_est *v, size_t n, double allowed_ns, double fixed_ns);
+/* What the hooks may cost in a window (ns): the budget (a fraction) of the
+ * program's own time (useful), less a share of a debt (account < 0); where
+ * the hooks' estimate is most of inside (the CPU time less the budget
+ * thread's), more. hooks_in: the estimate brought within inside. Pure. */
+double bg_allowed(double budget, double useful, double account, double inside, double hooks,
+                  double hooks_in);
 
 /* The budget now (0: off) and, if running, the totals so far. */
 typedef struct bg_totals {

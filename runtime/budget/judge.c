@@ -301,6 +301,28 @@ static double useful_at_most(double cpu_ns, double hooks_ns)
     return cpu_ns <= 0 ? 0 : cpu_ns - hooks_ns / (1 + HOOKS_ERR);
 }
 
+/* What the hooks may cost in a window (.budget.account, .budget.order):
+ * the budget of the program's own time (useful), less a debt being paid
+ * back; inside is the CPU time less this thread's own, hooks the hooks'
+ * estimate and hooks_in that brought within inside. */
+double bg_allowed(double budget, double useful, double account, double inside, double hooks,
+                  double hooks_in)
+{
+    double allowed = budget * useful + fmin(fmax(account / 8, -budget * useful * (1 - KEEP_IN_DEBT)), 0);
+    /* Where the hooks' estimate is most of the CPU time, the program's own
+     * time, their difference, is known badly (a few percent off in the one
+     * is many times off in the other): then only enough is switched off to
+     * bring the hooks under a twentieth of the CPU time, or what the budget
+     * allows the program's time read most favourably, whichever is more, and
+     * the next window, measured with those off, judges the rest. This
+     * thread's own time is measured, not estimated: it is left out of both
+     * sides (a first window holds its start, often more than the program's
+     * time in it). */
+    if (hooks > inside - hooks)
+        allowed = fmax(allowed, fmax(inside / 20, budget * useful_at_most(inside, hooks_in)));
+    return allowed;
+}
+
 static int by_probe_cost(const void *pa, const void *pb)
 {
     const bg_fn *a = *(bg_fn *const *)pa, *b = *(bg_fn *const *)pb;
@@ -402,21 +424,12 @@ int bg_judge(double budget, int hurried)
      * left over pays for trials (.budget.readmit). */
     double cap = budget * useful * CREDIT_S / secs;
     balance = fmin(fmax(balance + budget * useful - hooks - own_ns, -cap), cap);
-    double allowed = budget * useful + fmin(fmax(balance / 8, -budget * useful * (1 - KEEP_IN_DEBT)), 0);
     /* The hooks ran within the CPU time: an estimate above it is that much
      * too high for every function (a preempted sample among a function's
      * first few), and is brought down to it, for the program's time read
      * below and for the choice. */
     double inside = dcpu - own_ns, hooks_in = inside > 0 ? fmin(hooks, inside) : hooks;
-    /* Where the hooks' estimate is most of the CPU time, the program's own
-     * time, their difference, is known badly (a few percent off in the one
-     * is many times off in the other): then only enough is switched off to
-     * bring the hooks under a twentieth of the CPU time, or what the budget
-     * allows the program's time read most favourably, whichever is more, and
-     * the next window, measured with those off, judges the rest
-     * (.budget.order). */
-    if (hooks > dcpu - hooks)
-        allowed = fmax(allowed, fmax(dcpu / 20, budget * useful_at_most(inside, hooks_in)));
+    double allowed = bg_allowed(budget, useful, balance, inside, hooks, hooks_in);
     if (hooks_in < hooks) {
         double down = hooks_in / hooks;
         for (size_t i = 0; i < k; i++)

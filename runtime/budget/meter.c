@@ -37,12 +37,12 @@ typedef struct bg_meter {
  * position, not the meter's. */
 #define PASS_ON(op, ...) TF_PASS_HOOK_SP(METER(self)->inner->ops->op(METER(self)->inner, __VA_ARGS__))
 
-static uint32_t next_interval(bg_thread *t)
+static void next_interval(bg_thread *t)
 {
     uint32_t x = t->rng;
     x ^= x << 13, x ^= x >> 17, x ^= x << 5;
     t->rng = x;
-    return 32 + x % 64;
+    t->countdown = t->interval = 32 + x % 64;
 }
 
 /* The sampled call's entry: frames deeper than it are gone (a longjmp left
@@ -77,22 +77,34 @@ static void pop_to(bg_thread *t, int k)
 TF_COLD static void sampled_enter(bg_meter *m, bg_thread *t, int id, const tf_args *args,
                                   uintptr_t sp)
 {
-    t->countdown = next_interval(t);
+    /* A function's first call on the thread is no sample: the monitors
+     * make their state for it then (the timing monitor its entry, the
+     * recorder its event class), once, and a judge reading that as what
+     * each call costs switched functions off on their first call. The next
+     * call is sampled instead, for the same interval. */
+    const bg_count *c = bg_own_count(t, m->first + (uint32_t)id);
+    if (c && BG_GET(c->calls) == 1) {
+        t->countdown = 1;
+        t->interval++;
+        m->inner->ops->enter(m->inner, id, args);
+        return;
+    }
+    uint32_t interval = t->interval;
+    next_interval(t);
     uint64_t t0 = tf__clock_now();
     m->inner->ops->enter(m->inner, id, args);
     uint64_t t1 = tf__clock_now();
-    bg_open o = {m, id, m->first + (uint32_t)id, sp, t1, t1 - t0};
+    bg_open o = {m, id, m->first + (uint32_t)id, interval, sp, t1, t1 - t0};
     push(t, &o);
 }
 
 uint32_t bg_window_gen;
 uint64_t bg_hurry_base, bg_hurry_floor, bg_hurry_permille, bg_hurry_slack;
 
-/* .budget.hurry: a sampled call stands for the 64 or so calls of its
- * interval; once the thread's hooks spent more than one and a half budgets of
+/* .budget.hurry: a sampled call stands for the calls of its interval; once the thread's hooks spent more than one and a half budgets of
  * the window so far (after the slack), the budget thread judges at once.
  * Integers only (hooks use no floating point). */
-static void hurry_check(bg_thread *t, uint64_t cost, uint64_t now)
+static void hurry_check(bg_thread *t, uint32_t interval, uint64_t cost, uint64_t now)
 {
     uint32_t gen = __atomic_load_n(&bg_window_gen, __ATOMIC_RELAXED);
     if (t->gen != gen) {
@@ -103,7 +115,7 @@ static void hurry_check(bg_thread *t, uint64_t cost, uint64_t now)
     }
     uint64_t permille = __atomic_load_n(&bg_hurry_permille, __ATOMIC_RELAXED);
     uint64_t floor = __atomic_load_n(&bg_hurry_floor, __ATOMIC_RELAXED);
-    t->hspend += 64 * (__atomic_load_n(&bg_hurry_base, __ATOMIC_RELAXED) + (cost > floor ? cost - floor : 0));
+    t->hspend += (uint64_t)interval * (__atomic_load_n(&bg_hurry_base, __ATOMIC_RELAXED) + (cost > floor ? cost - floor : 0));
     if (t->hurried || permille == 0)
         return;
     if (t->hspend * 1000 > permille * (now - t->hstart) + __atomic_load_n(&bg_hurry_slack, __ATOMIC_RELAXED)) {
@@ -126,7 +138,7 @@ TF_COLD static void sampled_exit(bg_meter *m, bg_thread *t, int k, int id, const
     BG_SET(c->samples, BG_GET(c->samples) + 1);
     BG_SET(c->cost, BG_GET(c->cost) + (cost < cap ? cost : cap));
     BG_SET(c->span, BG_GET(c->span) + (t2 > o.t1 ? t2 - o.t1 : 0));
-    hurry_check(t, cost < cap ? cost : cap, t3);
+    hurry_check(t, o.interval, cost < cap ? cost : cap, t3);
 }
 
 /* Counts the call; 1 if it is to be sampled. The thread's first metered call

@@ -48,7 +48,7 @@ static bg_thread *claim(void)
     if (t) {
         /* threads start their sampling out of step with each other */
         t->rng = (uint32_t)gettid() * 2654435761u | 1u;
-        t->countdown = 1 + t->rng % 64;
+        t->countdown = t->interval = 1 + t->rng % 64;
         t->nopen = 0;
         t->top_meter = NULL;
         __atomic_store_n(&t->tid, gettid(), __ATOMIC_RELAXED);
