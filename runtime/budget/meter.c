@@ -74,16 +74,56 @@ static void pop_to(bg_thread *t, int k)
     t->top_id = k > 0 && k <= (int)BG_OPEN ? t->open[k - 1].id : -1;
 }
 
+/* The clock of a sample, read once every instruction before it completed
+ * (lfence): a cold call's loads (the counter's line, the meter's, the
+ * monitor's state) miss the cache, and a plain rdtsc would be read while
+ * they are still on their way, leaving their cost to whatever comes next
+ * (perf saw it land on the program's next locked instruction). */
+static inline uint64_t sample_clock(void)
+{
+    __builtin_ia32_lfence();
+    return tf__clock_now();
+}
+
+/* Counts the call in its thread's counter, made on the thread's first
+ * call (of a chunk of indices); NULL past the meter's range or out of
+ * memory. *tp: the thread's record, made too if need be. */
+static inline bg_count *count_in(bg_meter *m, int id, bg_thread **tp)
+{
+    if (__builtin_expect((uint32_t)id >= m->n, 0))
+        return NULL;
+    uint32_t i = m->first + (uint32_t)id;
+    bg_count *c = __builtin_expect(*tp != NULL, 1) ? bg_own_count(*tp, i) : NULL;
+    if (__builtin_expect(!c, 0)) {
+        c = bg_count_make(i);
+        *tp = bg_me;
+        if (!c)
+            return NULL;
+    }
+    BG_SET(c->calls, BG_GET(c->calls) + 1);
+    return c;
+}
+
+/* A sampled call (its thread's countdown reached 0): the clock is read
+ * before the counting, so that the sample holds what a call costs cold as
+ * often as calls are cold: the counter's and the meter's cache misses, not
+ * only the wrapped monitors' (.budget.sample). */
 TF_COLD static void sampled_enter(bg_meter *m, bg_thread *t, int id, const tf_args *args,
                                   uintptr_t sp)
 {
+    uint64_t t0 = sample_clock();
+    const bg_count *c = count_in(m, id, &t);
+    if (!c) {
+        next_interval(t);
+        m->inner->ops->enter(m->inner, id, args);
+        return;
+    }
     /* A function's first call on the thread is no sample: the monitors
      * make their state for it then (the timing monitor its entry, the
      * recorder its event class), once, and a judge reading that as what
      * each call costs switched functions off on their first call. The next
      * call is sampled instead, for the same interval. */
-    const bg_count *c = bg_own_count(t, m->first + (uint32_t)id);
-    if (c && BG_GET(c->calls) == 1) {
+    if (BG_GET(c->calls) == 1) {
         t->countdown = 1;
         t->interval++;
         m->inner->ops->enter(m->inner, id, args);
@@ -91,9 +131,8 @@ TF_COLD static void sampled_enter(bg_meter *m, bg_thread *t, int id, const tf_ar
     }
     uint32_t interval = t->interval;
     next_interval(t);
-    uint64_t t0 = tf__clock_now();
     m->inner->ops->enter(m->inner, id, args);
-    uint64_t t1 = tf__clock_now();
+    uint64_t t1 = sample_clock();
     bg_open o = {m, id, m->first + (uint32_t)id, interval, sp, t1, t1 - t0};
     push(t, &o);
 }
@@ -128,9 +167,9 @@ TF_COLD static void sampled_exit(bg_meter *m, bg_thread *t, int k, int id, const
 {
     bg_open o = t->open[k];
     pop_to(t, k);
-    uint64_t t2 = tf__clock_now();
+    uint64_t t2 = sample_clock();
     m->inner->ops->exit(m->inner, id, result);
-    uint64_t t3 = tf__clock_now();
+    uint64_t t3 = sample_clock();
     bg_count *c = bg_own_count(t, o.index);
     if (!c)
         return;
@@ -139,25 +178,6 @@ TF_COLD static void sampled_exit(bg_meter *m, bg_thread *t, int k, int id, const
     BG_SET(c->cost, BG_GET(c->cost) + (cost < cap ? cost : cap));
     BG_SET(c->span, BG_GET(c->span) + (t2 > o.t1 ? t2 - o.t1 : 0));
     hurry_check(t, o.interval, cost < cap ? cost : cap, t3);
-}
-
-/* Counts the call; 1 if it is to be sampled. The thread's first metered call
- * (or its first of a chunk) makes the counter. */
-static inline int count(bg_meter *m, int id)
-{
-    bg_thread *t = bg_me;
-    uint32_t i = m->first + (uint32_t)id;
-    if (__builtin_expect((uint32_t)id >= m->n, 0))
-        return 0;
-    bg_count *c = __builtin_expect(t != NULL, 1) ? bg_own_count(t, i) : NULL;
-    if (__builtin_expect(!c, 0)) {
-        c = bg_count_make(i);
-        t = bg_me;
-        if (!c)
-            return 0;
-    }
-    BG_SET(c->calls, BG_GET(c->calls) + 1);
-    return __builtin_expect(--t->countdown == 0, 0);
 }
 
 /* The innermost sampled call open on the thread is this one (meter, id):
@@ -174,10 +194,13 @@ static void m_enter(tf_monitor *self, int id, const tf_args *args)
     bg_meter *m = METER(self);
     uintptr_t outer = tf__hook_sp, sp = TF_CALLER_SP();
     tf__hook_sp = sp;
-    if (count(m, id))
-        sampled_enter(m, bg_me, id, args, sp);
-    else
+    bg_thread *t = bg_me;
+    if (t && __builtin_expect(--t->countdown == 0, 0)) {
+        sampled_enter(m, t, id, args, sp);
+    } else {
+        count_in(m, id, &t);
         m->inner->ops->enter(m->inner, id, args);
+    }
     tf__hook_sp = outer;
 }
 
@@ -214,14 +237,19 @@ static void f_enter(tf_monitor *self, int id, const tf_args *args)
 {
     bg_meter *m = METER(self);
     bg_thread *t = bg_me;
-    uint32_t i = m->first + (uint32_t)id;
-    bg_count *c = t && (uint32_t)id < m->counted ? t->chunk[i / BG_CHUNK] : NULL; /* only this thread stores it */
-    c = c ? c + i % BG_CHUNK : NULL;
-    if (__builtin_expect(!c, 0))
-        return m_enter(self, id, args); /* makes the counter; reached by a jump */
-    BG_SET(c->calls, BG_GET(c->calls) + 1);
+    /* the sampling first: a sampled call's clock starts before the counting */
+    if (__builtin_expect(t == NULL, 0))
+        return m_enter(self, id, args); /* makes the record; reached by a jump */
     if (__builtin_expect(--t->countdown == 0, 0))
         return f_enter_sampled(self, id, args);
+    uint32_t i = m->first + (uint32_t)id;
+    bg_count *c = (uint32_t)id < m->counted ? t->chunk[i / BG_CHUNK] : NULL; /* only this thread stores it */
+    c = c ? c + i % BG_CHUNK : NULL;
+    if (__builtin_expect(!c, 0)) {
+        t->countdown++; /* m_enter counts down again */
+        return m_enter(self, id, args); /* makes the counter; reached by a jump */
+    }
+    BG_SET(c->calls, BG_GET(c->calls) + 1);
     return m->inner->ops->enter(m->inner, id, args);
 }
 
