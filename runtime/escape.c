@@ -108,14 +108,24 @@ char *tf__escape_str(char *out, size_t cap, const char *s)
 }
 
 /* The escaper every message shares, onto a stream (config.h). Here, not in
- * config.c: tools that link nothing else of libtf (tf-watch) need it. */
+ * config.c: tools that link nothing else of libtf (tf-watch) need it. The
+ * text goes out in pieces of up to 256 bytes, not a character at a time:
+ * stderr is unbuffered, and a write per character made the budget's line
+ * at exit 15,000 system calls on speedtest1. */
 void tf__config_escaped(FILE *out, const char *s)
 {
+    char piece[256];
+    size_t at = 0;
     for (size_t left = strlen(s); left;) {
-        char one[TF_ESC_MAX];
-        size_t used, k = tf__escape_char(s, left, one, &used, TF_ESC_FINAL);
-        fwrite(one, 1, k, out);
+        if (at + TF_ESC_MAX > sizeof piece) {
+            fwrite(piece, 1, at, out);
+            at = 0;
+        }
+        size_t used;
+        at += tf__escape_char(s, left, piece + at, &used, TF_ESC_FINAL);
         s += used;
         left -= used;
     }
+    if (at)
+        fwrite(piece, 1, at, out);
 }

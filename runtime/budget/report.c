@@ -122,29 +122,40 @@ void bg_say_at_exit(void)
         return; /* never ran, or switched off before it judged anything */
     char b[32];
     bg_format(t.budget > 0 ? t.budget : 0, b, sizeof b);
+    /* written in one piece: stderr is unbuffered, and a line per function
+     * (hundreds on speedtest1) is many writes otherwise; nor is it
+     * interleaved with another thread's output */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    if (!out)
+        out = stderr;
     pthread_mutex_lock(&bg_lock);
     size_t n = 0;
     const bg_fn **v = deselected(&n);
     if (v)
         qsort(v, n, sizeof *v, by_share);
-    fprintf(stderr, "tf: budget %s: the hooks and the budget's thread took %.1f%% of the program's own time "
+    fprintf(out, "tf: budget %s: the hooks and the budget's thread took %.1f%% of the program's own time "
                     "(%.3f s of %.3f s CPU; %llu calls traced); ",
             t.budget > 0 ? b : "off", t.useful_ns > 0 ? t.hooks_ns / t.useful_ns * 100 : 0,
             t.hooks_ns / 1e9, (t.hooks_ns + t.useful_ns) / 1e9, (unsigned long long)t.traced);
     if (n)
-        fprintf(stderr, "%zu of %u functions measured were deselected, most costly first:\n", n,
+        fprintf(out, "%zu of %u functions measured were deselected, most costly first:\n", n,
                 t.measured);
     else
-        fprintf(stderr, "no function was deselected (%u measured)\n", t.measured);
+        fprintf(out, "no function was deselected (%u measured)\n", t.measured);
     for (size_t i = 0; v && i < n; i++) {
-        fputs("tf:   ", stderr);
-        put_fn(stderr, v[i]);
-        fputc('\n', stderr);
+        fputs("tf:   ", out);
+        put_fn(out, v[i]);
+        fputc('\n', out);
     }
     if (bg_unmeasured)
-        fprintf(stderr, "tf: budget: %llu functions were not measured (more than %u functions, or out "
+        fprintf(out, "tf: budget: %llu functions were not measured (more than %u functions, or out "
                         "of memory) and could not be deselected\n",
                 (unsigned long long)bg_unmeasured, BG_MAX_FUNCS);
     pthread_mutex_unlock(&bg_lock);
     free(v);
+    if (out != stderr && fclose(out) == 0 && text)
+        fwrite(text, 1, len, stderr);
+    free(text);
 }
