@@ -70,6 +70,7 @@ typedef struct bg_thread {
     uint32_t gen;
     int hurried;
     uint64_t hstart, hspend; /* ticks */
+    uint64_t once;           /* ticks of its functions' first calls (.budget.sample); never reset */
     bg_open open[BG_OPEN];
     bg_count *chunk[BG_CHUNKS];
 } bg_thread;
@@ -94,6 +95,8 @@ static inline bg_thread *bg_next(const bg_thread *t)
 /* Adds every record's counters of indices [0, n) into sum[] (the budget
  * thread; relaxed loads of words only their owners store). */
 void bg_threads_sum(bg_count *sum, uint32_t n);
+/* Every thread record's one-time ticks, summed (records outlive their threads). */
+uint64_t bg_threads_once(void);
 void bg_threads_fork_child(void);
 /* Reads the CPU clock of each thread that owns a record (the first
  * BG_POKE), which brings the kernel's count of its time up to date: the
@@ -122,7 +125,7 @@ tf_factory *bg_factory(void);
  * (calib.c), then 16 times the mean sample so far, at least 2 us (judge.c):
  * a sample the thread was preempted in, or a monitor's first call that made
  * its state, says little of what the hooks cost a call. */
-extern uint64_t bg_cost_cap;
+extern uint64_t bg_cost_cap, bg_once_cap;
 /* What calibration measures: the meter's hooks around an empty monitor. */
 tf_monitor *bg_meter_wrap(tf_monitor *inner, const tf_tu *tu);
 /* A meter of libtf's own (calibration, probe): its TU is no function of

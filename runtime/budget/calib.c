@@ -85,6 +85,7 @@ void bg_calibrate(bg_calib *c)
     double hz = tf__clock_hz(0); /* rough at first: judge.c reads it again every window */
     c->ns_per_tick = hz > 0 ? 1e9 / hz : 1;
     __atomic_store_n(&bg_cost_cap, (uint64_t)(COST_CAP_NS / c->ns_per_tick), __ATOMIC_RELAXED); /* at first */
+    __atomic_store_n(&bg_once_cap, (uint64_t)(COST_CAP_NS / c->ns_per_tick), __ATOMIC_RELAXED);
     c->base_ns = c->floor_ns = 0;
     tf_monitor empty = {&empty_ops, &calib_tu, NULL};
     tf_monitor *m = bg_meter_wrap(&empty, &calib_tu);

@@ -21,7 +21,7 @@
 #include "budget.h"
 #include "../clock.h"
 
-uint64_t bg_cost_cap = UINT64_MAX;
+uint64_t bg_cost_cap = UINT64_MAX, bg_once_cap = UINT64_MAX;
 
 typedef struct bg_meter {
     tf_monitor base;
@@ -104,6 +104,21 @@ static inline bg_count *count_in(bg_meter *m, int id, bg_thread **tp)
     return c;
 }
 
+/* A function's first call on the thread: its monitors make their state for
+ * it then, once (the timing monitor its entry, the recorder its event
+ * class: some 4.5 us where a call then costs 0.1 us). Timed, but no sample:
+ * its cost goes to the thread's one-time sum (.budget.sample), which the
+ * judge pays from the account. An open entry of interval 0. */
+TF_COLD static void first_enter(bg_meter *m, bg_thread *t, int id, const tf_args *args,
+                                uintptr_t sp)
+{
+    uint64_t t0 = sample_clock();
+    m->inner->ops->enter(m->inner, id, args);
+    uint64_t t1 = sample_clock();
+    bg_open o = {m, id, m->first + (uint32_t)id, 0, sp, t1, t1 - t0};
+    push(t, &o);
+}
+
 /* A sampled call (its thread's countdown reached 0): the clock is read
  * before the counting, so that the sample holds what a call costs cold as
  * often as calls are cold: the counter's and the meter's cache misses, not
@@ -118,15 +133,13 @@ TF_COLD static void sampled_enter(bg_meter *m, bg_thread *t, int id, const tf_ar
         m->inner->ops->enter(m->inner, id, args);
         return;
     }
-    /* A function's first call on the thread is no sample: the monitors
-     * make their state for it then (the timing monitor its entry, the
-     * recorder its event class), once, and a judge reading that as what
-     * each call costs switched functions off on their first call. The next
-     * call is sampled instead, for the same interval. */
+    /* a first call is no sample (a judge reading its set-up as what each
+     * call costs switched functions off on their first call): the next
+     * call is sampled instead, for the same interval */
     if (BG_GET(c->calls) == 1) {
         t->countdown = 1;
         t->interval++;
-        m->inner->ops->enter(m->inner, id, args);
+        first_enter(m, t, id, args, sp);
         return;
     }
     uint32_t interval = t->interval;
@@ -170,10 +183,16 @@ TF_COLD static void sampled_exit(bg_meter *m, bg_thread *t, int k, int id, const
     uint64_t t2 = sample_clock();
     m->inner->ops->exit(m->inner, id, result);
     uint64_t t3 = sample_clock();
+    uint64_t cost = o.cost + (t3 - t2);
+    if (o.interval == 0) { /* a first call: at most what a preempted sample counts */
+        uint64_t once_cap = __atomic_load_n(&bg_once_cap, __ATOMIC_RELAXED);
+        BG_SET(t->once, BG_GET(t->once) + (cost < once_cap ? cost : once_cap));
+        return;
+    }
     bg_count *c = bg_own_count(t, o.index);
     if (!c)
         return;
-    uint64_t cost = o.cost + (t3 - t2), cap = __atomic_load_n(&bg_cost_cap, __ATOMIC_RELAXED);
+    uint64_t cap = __atomic_load_n(&bg_cost_cap, __ATOMIC_RELAXED);
     BG_SET(c->samples, BG_GET(c->samples) + 1);
     BG_SET(c->cost, BG_GET(c->cost) + (cost < cap ? cost : cap));
     BG_SET(c->span, BG_GET(c->span) + (t2 > o.t1 ? t2 - o.t1 : 0));
@@ -198,8 +217,11 @@ static void m_enter(tf_monitor *self, int id, const tf_args *args)
     if (t && __builtin_expect(--t->countdown == 0, 0)) {
         sampled_enter(m, t, id, args, sp);
     } else {
-        count_in(m, id, &t);
-        m->inner->ops->enter(m->inner, id, args);
+        const bg_count *c = count_in(m, id, &t);
+        if (c && __builtin_expect(BG_GET(c->calls) == 1, 0))
+            first_enter(m, t, id, args, sp);
+        else
+            m->inner->ops->enter(m->inner, id, args);
     }
     tf__hook_sp = outer;
 }
@@ -233,6 +255,14 @@ TF_COLD static void f_enter_sampled(tf_monitor *self, int id, const tf_args *arg
     tf__hook_sp = outer;
 }
 
+TF_COLD static void f_enter_first(tf_monitor *self, int id, const tf_args *args)
+{
+    uintptr_t outer = tf__hook_sp, sp = TF_CALLER_SP();
+    tf__hook_sp = sp;
+    first_enter(METER(self), bg_me, id, args, sp);
+    tf__hook_sp = outer;
+}
+
 static void f_enter(tf_monitor *self, int id, const tf_args *args)
 {
     bg_meter *m = METER(self);
@@ -249,7 +279,10 @@ static void f_enter(tf_monitor *self, int id, const tf_args *args)
         t->countdown++; /* m_enter counts down again */
         return m_enter(self, id, args); /* makes the counter; reached by a jump */
     }
-    BG_SET(c->calls, BG_GET(c->calls) + 1);
+    uint64_t calls = BG_GET(c->calls);
+    BG_SET(c->calls, calls + 1);
+    if (__builtin_expect(calls == 0, 0))
+        return f_enter_first(self, id, args);
     return m->inner->ops->enter(m->inner, id, args);
 }
 

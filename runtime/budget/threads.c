@@ -91,6 +91,14 @@ void bg_threads_sum(bg_count *sum, uint32_t n)
         }
 }
 
+uint64_t bg_threads_once(void)
+{
+    uint64_t sum = 0;
+    for (bg_thread *t = bg_threads(); t; t = bg_next(t))
+        sum += BG_GET(t->once);
+    return sum;
+}
+
 void bg_threads_poke(void)
 {
     unsigned k = 0;

@@ -211,21 +211,28 @@ __attribute__((noinline)) static void call(tf_monitor *m, int id, int unwind)
 }
 
 /* A function's first call on a thread is no sample (its monitors make their
- * state then, once): the next call is sampled instead, and stands for one
- * call more. */
+ * state then, once): it is timed into the thread's one-time sum, sampled or
+ * not, and when the sample fell on it the next call is sampled instead,
+ * standing for one call more. */
 static void test_meter_first_call(void **state)
 {
     tf_monitor r = {&rec_ops, &bg_tu_desc, NULL};
     tf_monitor *m = bg_meter_wrap(&r, &bg_tu_desc);
     assert_non_null(m);
-    call(m, 0, 0); /* makes this thread's record */
+    call(m, 0, 0); /* makes this thread's record; the first call of 0 */
+    uint64_t once = bg_me->once;
+    assert_true(once > 0);
+    assert_int_equal(bg_own_count(bg_me, bg_meter_first(m))->samples, 0);
+    call(m, 0, 0); /* not a first call: no one-time cost */
+    assert_true(bg_me->once == once);
     bg_me->countdown = 1;
     bg_me->interval = 40;
-    call(m, 1, 0); /* the first call of 1 on this thread */
+    call(m, 1, 0); /* the first call of 1 on this thread, on a sample */
     bg_count *c = bg_own_count(bg_me, bg_meter_first(m) + 1);
     assert_non_null(c);
     assert_int_equal(c->calls, 1);
     assert_int_equal(c->samples, 0);
+    assert_true(bg_me->once > once);
     assert_int_equal(bg_me->countdown, 1);
     assert_int_equal(bg_me->interval, 41);
     assert_int_equal(bg_me->nopen, 0);
