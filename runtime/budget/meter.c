@@ -208,21 +208,28 @@ static inline int top_is(const bg_thread *t, int k, const bg_meter *m, int id)
 
 /* ---- careful hooks: the wrapped hook is called, with tf__hook_sp set ------- */
 
+/* A call that is no sample (its countdown, if it has a record, already
+ * counted down): counted, making the record or the counter, and timed apart
+ * if it is the function's first on the thread. */
+static void plain_enter(bg_meter *m, bg_thread *t, int id, const tf_args *args, uintptr_t sp)
+{
+    const bg_count *c = count_in(m, id, &t);
+    if (c && __builtin_expect(BG_GET(c->calls) == 1, 0))
+        first_enter(m, t, id, args, sp);
+    else
+        m->inner->ops->enter(m->inner, id, args);
+}
+
 static void m_enter(tf_monitor *self, int id, const tf_args *args)
 {
     bg_meter *m = METER(self);
     uintptr_t outer = tf__hook_sp, sp = TF_CALLER_SP();
     tf__hook_sp = sp;
     bg_thread *t = bg_me;
-    if (t && __builtin_expect(--t->countdown == 0, 0)) {
+    if (t && __builtin_expect(--t->countdown == 0, 0))
         sampled_enter(m, t, id, args, sp);
-    } else {
-        const bg_count *c = count_in(m, id, &t);
-        if (c && __builtin_expect(BG_GET(c->calls) == 1, 0))
-            first_enter(m, t, id, args, sp);
-        else
-            m->inner->ops->enter(m->inner, id, args);
-    }
+    else
+        plain_enter(m, t, id, args, sp);
     tf__hook_sp = outer;
 }
 
@@ -263,22 +270,29 @@ TF_COLD static void f_enter_first(tf_monitor *self, int id, const tf_args *args)
     tf__hook_sp = outer;
 }
 
+/* No record or no counter yet: plain_enter makes them. */
+TF_COLD static void f_enter_plain(tf_monitor *self, int id, const tf_args *args)
+{
+    uintptr_t outer = tf__hook_sp, sp = TF_CALLER_SP();
+    tf__hook_sp = sp;
+    plain_enter(METER(self), bg_me, id, args, sp);
+    tf__hook_sp = outer;
+}
+
 static void f_enter(tf_monitor *self, int id, const tf_args *args)
 {
     bg_meter *m = METER(self);
     bg_thread *t = bg_me;
     /* the sampling first: a sampled call's clock starts before the counting */
     if (__builtin_expect(t == NULL, 0))
-        return m_enter(self, id, args); /* makes the record; reached by a jump */
+        return f_enter_plain(self, id, args); /* makes the record; reached by a jump */
     if (__builtin_expect(--t->countdown == 0, 0))
         return f_enter_sampled(self, id, args);
     uint32_t i = m->first + (uint32_t)id;
     bg_count *c = (uint32_t)id < m->counted ? t->chunk[i / BG_CHUNK] : NULL; /* only this thread stores it */
     c = c ? c + i % BG_CHUNK : NULL;
-    if (__builtin_expect(!c, 0)) {
-        t->countdown++; /* m_enter counts down again */
-        return m_enter(self, id, args); /* makes the counter; reached by a jump */
-    }
+    if (__builtin_expect(!c, 0))
+        return f_enter_plain(self, id, args); /* makes the counter */
     uint64_t calls = BG_GET(c->calls);
     BG_SET(c->calls, calls + 1);
     if (__builtin_expect(calls == 0, 0))
