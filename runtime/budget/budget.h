@@ -93,10 +93,9 @@ static inline bg_thread *bg_next(const bg_thread *t)
     return (bg_thread *)t->rec.next;
 }
 /* Adds every record's counters of indices [0, n) into sum[] (the budget
- * thread; relaxed loads of words only their owners store). */
-void bg_threads_sum(bg_count *sum, uint32_t n);
-/* Every thread record's one-time ticks, summed (records outlive their threads). */
-uint64_t bg_threads_once(void);
+ * thread; relaxed loads of words only their owners store); returns their
+ * one-time ticks, summed (records outlive their threads). */
+uint64_t bg_threads_sum(bg_count *sum, uint32_t n);
 void bg_threads_fork_child(void);
 /* Reads the CPU clock of each thread that owns a record (the first
  * BG_POKE), which brings the kernel's count of its time up to date: the

@@ -411,11 +411,10 @@ int bg_judge(double budget, int hurried)
         return 0;
     }
     memset(sums, 0, n * sizeof *sums);
-    bg_threads_sum(sums, n);
+    uint64_t once = bg_threads_sum(sums, n);
     size_t k = estimate(v, n, &fixed, &hooks);
     /* the functions' first calls in the window, timed apart (.budget.sample):
      * the hooks' cost, paid from the account, but nothing to switch off */
-    uint64_t once = bg_threads_once();
     hooks += (double)(once - win.once) * calib.ns_per_tick;
     win.once = once;
     double useful = fmax(dcpu - hooks - own_ns, dcpu / 100), now = now_s();
@@ -472,12 +471,13 @@ void bg_window_start(double budget)
     uint32_t n = bg_nfns < BG_MAX_FUNCS ? bg_nfns : BG_MAX_FUNCS;
     if (grow_sums(n) == 0) {
         memset(sums, 0, n * sizeof *sums);
-        bg_threads_sum(sums, n);
+        win.once = bg_threads_sum(sums, n);
         for (uint32_t i = 0; i < n; i++)
             seen_calls[i] = sums[i].calls;
+    } else {
+        win.once = bg_threads_sum(NULL, 0);
     }
     win.wall = tf__clock_mono_ns();
-    win.once = bg_threads_once();
     win.cpu = process_cpu_ns();
     win.own = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }

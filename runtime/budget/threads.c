@@ -76,9 +76,11 @@ TF_COLD bg_count *bg_count_make(uint32_t i)
     return c ? c + i % BG_CHUNK : NULL;
 }
 
-void bg_threads_sum(bg_count *sum, uint32_t n)
+uint64_t bg_threads_sum(bg_count *sum, uint32_t n)
 {
-    for (bg_thread *t = bg_threads(); t; t = bg_next(t))
+    uint64_t once = 0;
+    for (bg_thread *t = bg_threads(); t; t = bg_next(t)) {
+        once += BG_GET(t->once);
         for (uint32_t k = 0; k * BG_CHUNK < n && k < BG_CHUNKS; k++) {
             bg_count *c = __atomic_load_n(&t->chunk[k], __ATOMIC_ACQUIRE);
             for (uint32_t j = 0; c && j < BG_CHUNK && k * BG_CHUNK + j < n; j++) {
@@ -89,14 +91,8 @@ void bg_threads_sum(bg_count *sum, uint32_t n)
                 s->span += BG_GET(c[j].span);
             }
         }
-}
-
-uint64_t bg_threads_once(void)
-{
-    uint64_t sum = 0;
-    for (bg_thread *t = bg_threads(); t; t = bg_next(t))
-        sum += BG_GET(t->once);
-    return sum;
+    }
+    return once;
 }
 
 void bg_threads_poke(void)
