@@ -314,6 +314,38 @@ static int append_thread(int dirfd, rt_pool *p, const rt_packet_ref *refs, uint3
     return 0;
 }
 
+/* Stream mode, at the end: a thread with no packet open may have lost
+ * events since its last packet was made (its ring full of packets the
+ * writer had not written, TF_RECORD_WAIT=0), which no packet on disk counts:
+ * then an empty packet after its last says them to a reader, as babeltrace2
+ * reads a count that grew (.rec.stream.full). */
+static void count_lost_after(rt_pool *p, rt_ring *r)
+{
+    uint32_t psize = p->hdr->psize;
+    uint64_t lost = __atomic_load_n(&r->discarded, __ATOMIC_RELAXED), had, seq, end_ts, magic = 0;
+    off_t end = lseek(r->fd, 0, SEEK_END);
+    if (!lost || __atomic_load_n(&r->cur, __ATOMIC_ACQUIRE) != TFR_NONE || end < (off_t)psize ||
+        end % psize || pread(r->fd, packet, TFR_P_HEADER, end - psize) != TFR_P_HEADER)
+        return;
+    memcpy(&magic, packet + TFR_P_MAGIC, 4);
+    memcpy(&had, packet + TFR_P_DISCARDED, 8);
+    if (magic != TFR_PACKET_MAGIC || had >= lost)
+        return;
+    memcpy(&seq, packet + TFR_P_SEQ, 8);
+    memcpy(&end_ts, packet + TFR_P_TS_END, 8);
+    uint64_t last = __atomic_load_n(&r->last, __ATOMIC_RELAXED), now = last > end_ts ? last : end_ts;
+    uint32_t content = TFR_P_HEADER * 8, bits = psize * 8;
+    seq++;
+    memcpy(packet + TFR_P_TS_BEGIN, &end_ts, 8);
+    memcpy(packet + TFR_P_TS_END, &now, 8);
+    memcpy(packet + TFR_P_CONTENT, &content, 4);
+    memcpy(packet + TFR_P_SIZE, &bits, 4);
+    memcpy(packet + TFR_P_SEQ, &seq, 8);
+    memcpy(packet + TFR_P_DISCARDED, &lost, 8);
+    memset(packet + TFR_P_HEADER, 0, psize - TFR_P_HEADER);
+    append_batch(r, psize, 1);
+}
+
 int rd_write_rings(int dirfd, int own, int final, const rt_counts *c)
 {
     rt_pool *p = rt_pool_now();
@@ -334,6 +366,9 @@ int rd_write_rings(int dirfd, int own, int final, const rt_counts *c)
                     : write_thread(dirfd, p, refs + i, j - i);
         i = j;
     }
+    for (uint32_t k = 0; stream && final && meta_ok && rc == 0 && k < p->hdr->nrings; k++)
+        if (p->rings[k].fd >= 0)
+            count_lost_after(p, &p->rings[k]);
     tf__pages_free(refs, bytes);
     return rc;
 }
