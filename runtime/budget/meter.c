@@ -254,28 +254,21 @@ static void m_exit(tf_monitor *self, int id, const tf_value *result)
  * these jumps (probe_fast says so once) are they used; the rare paths are
  * reached by a jump too, and are the careful hooks. ---------------------- */
 
-TF_COLD static void f_enter_sampled(tf_monitor *self, int id, const tf_args *args)
-{
-    uintptr_t outer = tf__hook_sp, sp = TF_CALLER_SP();
-    tf__hook_sp = sp;
-    sampled_enter(METER(self), bg_me, id, args, sp);
-    tf__hook_sp = outer;
-}
+/* The fast hook's rare entries, reached by a jump: a sampled call, a
+ * function's first call on the thread, or one without a record or counter
+ * yet (plain_enter makes them). */
+enum { RARE_SAMPLED, RARE_FIRST, RARE_PLAIN };
 
-TF_COLD static void f_enter_first(tf_monitor *self, int id, const tf_args *args)
+TF_COLD static void f_enter_rare(tf_monitor *self, int id, const tf_args *args, int rare)
 {
     uintptr_t outer = tf__hook_sp, sp = TF_CALLER_SP();
     tf__hook_sp = sp;
-    first_enter(METER(self), bg_me, id, args, sp);
-    tf__hook_sp = outer;
-}
-
-/* No record or no counter yet: plain_enter makes them. */
-TF_COLD static void f_enter_plain(tf_monitor *self, int id, const tf_args *args)
-{
-    uintptr_t outer = tf__hook_sp, sp = TF_CALLER_SP();
-    tf__hook_sp = sp;
-    plain_enter(METER(self), bg_me, id, args, sp);
+    if (rare == RARE_SAMPLED)
+        sampled_enter(METER(self), bg_me, id, args, sp);
+    else if (rare == RARE_FIRST)
+        first_enter(METER(self), bg_me, id, args, sp);
+    else
+        plain_enter(METER(self), bg_me, id, args, sp);
     tf__hook_sp = outer;
 }
 
@@ -285,18 +278,18 @@ static void f_enter(tf_monitor *self, int id, const tf_args *args)
     bg_thread *t = bg_me;
     /* the sampling first: a sampled call's clock starts before the counting */
     if (__builtin_expect(t == NULL, 0))
-        return f_enter_plain(self, id, args); /* makes the record; reached by a jump */
+        return f_enter_rare(self, id, args, RARE_PLAIN); /* makes the record */
     if (__builtin_expect(--t->countdown == 0, 0))
-        return f_enter_sampled(self, id, args);
+        return f_enter_rare(self, id, args, RARE_SAMPLED);
     uint32_t i = m->first + (uint32_t)id;
     bg_count *c = (uint32_t)id < m->counted ? t->chunk[i / BG_CHUNK] : NULL; /* only this thread stores it */
     c = c ? c + i % BG_CHUNK : NULL;
     if (__builtin_expect(!c, 0))
-        return f_enter_plain(self, id, args); /* makes the counter */
+        return f_enter_rare(self, id, args, RARE_PLAIN); /* makes the counter */
     uint64_t calls = BG_GET(c->calls);
     BG_SET(c->calls, calls + 1);
     if (__builtin_expect(calls == 0, 0))
-        return f_enter_first(self, id, args);
+        return f_enter_rare(self, id, args, RARE_FIRST);
     return m->inner->ops->enter(m->inner, id, args);
 }
 
