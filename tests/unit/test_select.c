@@ -107,6 +107,25 @@ static void exclusions_switch_single_functions_off(void **state)
     assert_string_equal(on(sel_slots), "abc");
 }
 
+/* An item without '*', '?', '[' or '\\' is compared as a string (select.c):
+ * the whole name, and with a '.', the whole TU name before it. */
+static void literal_items_match_whole_names(void **state)
+{
+    tf_register("g", tf_noop());
+    assert_int_equal(tf_select("-bet, -betaa, -alph, -se.beta, -sel.bet, -sell.gamma, -sel..gamma"), TF_OK);
+    assert_string_equal(on(sel_slots), "abc");
+    assert_int_equal(tf_select("-sel.beta"), TF_OK);
+    assert_string_equal(on(sel_slots), "a-c");
+    assert_string_equal(on(late_slots), "---"); /* not registered yet */
+    tf_tu_register(&late_tu);
+    assert_string_equal(on(late_slots), "abc"); /* -sel.beta is sel's beta only */
+    assert_int_equal(tf_select("-gamma"), TF_OK);
+    assert_string_equal(on(sel_slots), "a--");
+    assert_string_equal(on(late_slots), "ab-");
+    tf_select_reset();
+    assert_string_equal(on(sel_slots), "abc");
+}
+
 static void a_first_inclusion_means_only_these(void **state)
 {
     tf_register("g", tf_noop());
@@ -181,6 +200,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(without_selection_every_function_follows_its_group, setup, teardown),
         cmocka_unit_test_setup_teardown(exclusions_switch_single_functions_off, setup, teardown),
+        cmocka_unit_test_setup_teardown(literal_items_match_whole_names, setup, teardown),
         cmocka_unit_test_setup_teardown(a_first_inclusion_means_only_these, setup, teardown),
         cmocka_unit_test_setup_teardown(deselected_functions_stay_off_across_registrations, setup, teardown),
         cmocka_unit_test_setup_teardown(tus_loaded_later_get_the_selection, setup, teardown),
