@@ -43,6 +43,7 @@
 #define COST_FLOOR_NS 2000.0     /* and its cap is never lower than this */
 #define MIN_SAMPLES 16         /* fewer: the cost of all functions' sampled calls (outliers weigh less) */
 #define QUARANTINE_MAX_S 3600.0
+#define SEEN_SHARE 0.85        /* of what a traced call costs, what its samples and the base see (.budget.unseen) */
 #define CREDIT_S 10.0          /* the account holds at most what 10 s of the program's time allow, either way */
 
 /* All of it under bg_lock. */
@@ -206,11 +207,12 @@ static void shed(bg_fn *f, double secs, const bg_est *e, double useful, double n
 
 /* ---- one window ------------------------------------------------------------------- */
 
-/* The cost of a metered call of f (ns), from its samples, or all functions'. */
+/* The cost of a metered call of f (ns), from its samples, or all functions',
+ * and what neither they nor the base see (.budget.unseen). */
 static double per_call_ns(const bg_count *tot, double avg_ticks)
 {
     double ticks = tot->samples >= MIN_SAMPLES ? (double)tot->cost / (double)tot->samples : avg_ticks;
-    return calib.base_ns + fmax(0, ticks * calib.ns_per_tick - calib.floor_ns);
+    return (calib.base_ns + fmax(0, ticks * calib.ns_per_tick - calib.floor_ns)) / SEEN_SHARE;
 }
 
 static int grow_sums(uint32_t n)
@@ -384,7 +386,9 @@ static void next_window(double budget, int off)
     /* at least what a hurried window needs to be judged: the hooks ran in it */
     double slack = fmax(budget * HURRY_SLACK_NS, MIN_HURRIED_CPU_NS);
     __atomic_store_n(&bg_hurry_slack, (uint64_t)(slack / tick * 1000), __ATOMIC_RELAXED);
-    __atomic_store_n(&bg_hurry_permille, off ? 0 : (uint64_t)fmax(1, 1000 * HURRY_OVER * budget), __ATOMIC_RELAXED);
+    /* the hooks count what samples see: SEEN_SHARE of the cost (.budget.unseen) */
+    __atomic_store_n(&bg_hurry_permille, off ? 0 : (uint64_t)fmax(1, 1000 * HURRY_OVER * budget * SEEN_SHARE),
+                     __ATOMIC_RELAXED);
     __atomic_add_fetch(&bg_window_gen, 1, __ATOMIC_RELAXED);
 }
 
