@@ -19,17 +19,29 @@ struct rule {
     int include;
     int hit;    /* matched a monitored function of some TU: it did something */
     int item;   /* its place in TF_SELECT (1-based, bad items counted); 0: from a call */
+    int literal; /* no '*', '?', '[' or '\\': matches what it spells (literal_matches) */
+    int same;   /* literal: the next rule of the same text, or -1 */
     char *glob;
 };
 
 static struct rule *rules;
 static int nrules, caprules;
 
+/* Literal rules are looked up by their text, the others matched one by one:
+ * a selection of thousands of names (a script's) against every function of
+ * every TU is then a lookup or two per function, not thousands of compares.
+ * An open-addressed table of the first rule of each text (chained by
+ * .same, in order), made again when rules change. */
+static int *table, tablesize; /* -1: empty */
+static int *globs, nglobs;    /* the rules that are not literal, in order */
+static int anydotted;         /* some literal has a '.': look up "tu.name" too */
+static int indexed;
+static void unindex(void);
+
 /* A glob without '*', '?', '[' or '\' matches what it spells (fnmatch
- * without flags gives '.' and '/' no meaning), compared as a string: a
- * selection of a few hundred names, as tf-ctl or a script writes it, is
- * matched against every function of every TU, and fnmatch is a hundred
- * times slower than a compare. */
+ * without flags gives '.' and '/' no meaning): compared as a string, many
+ * times faster than fnmatch, for whoever matches a glob against every
+ * function of every TU (triggers, hints, TF_OUT's items). */
 static int literal_matches(const char *glob, const tf_tu *tu, const char *name)
 {
     if (!strchr(glob, '.'))
@@ -126,7 +138,8 @@ static int add_rule(int include, const char *glob, size_t len, int item)
     char *g = strndup(glob, len);
     if (!g)
         return TF_ENOMEM;
-    rules[nrules++] = (struct rule){include, 0, item, g};
+    rules[nrules++] = (struct rule){include, 0, item, !strpbrk(g, "*?[\\"), -1, g};
+    unindex();
     return TF_OK;
 }
 
@@ -157,17 +170,123 @@ void tf__select_reset(void)
     for (int i = 0; i < nrules; i++)
         free(rules[i].glob);
     nrules = 0;
+    unindex();
+}
+
+static uint32_t hash(const char *key)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (; *key; key++)
+        h = (h ^ (unsigned char)*key) * 16777619u;
+    return h;
+}
+
+/* The table's slot of key: that of its first rule, or an empty one. */
+static int *find(const char *key)
+{
+    uint32_t mask = (uint32_t)tablesize - 1;
+    for (uint32_t h = hash(key) & mask;; h = (h + 1) & mask)
+        if (table[h] < 0 || strcmp(rules[table[h]].glob, key) == 0)
+            return &table[h];
+}
+
+static void unindex(void)
+{
+    free(table);
+    free(globs);
+    table = globs = NULL;
+    tablesize = nglobs = anydotted = indexed = 0;
+}
+
+/* Makes the index; 0 if out of memory (then every rule is matched). */
+static int make_index(void)
+{
+    int nlit = 0;
+    for (int i = 0; i < nrules; i++)
+        nlit += rules[i].literal;
+    int size = 16;
+    while (size < 2 * nlit)
+        size *= 2;
+    table = malloc((size_t)size * sizeof *table);
+    globs = malloc((size_t)(nrules - nlit + 1) * sizeof *globs);
+    if (!table || !globs) {
+        unindex();
+        return 0;
+    }
+    tablesize = size;
+    for (int h = 0; h < size; h++)
+        table[h] = -1;
+    int *last = NULL; /* the chain's end of the text just found */
+    for (int i = 0; i < nrules; i++) {
+        rules[i].same = -1;
+        if (!rules[i].literal) {
+            globs[nglobs++] = i;
+            continue;
+        }
+        anydotted |= strchr(rules[i].glob, '.') != NULL;
+        int *slot = find(rules[i].glob);
+        if (*slot < 0) {
+            *slot = i;
+            continue;
+        }
+        for (last = &rules[*slot].same; *last >= 0; last = &rules[*last].same)
+            ;
+        *last = i;
+    }
+    indexed = 1;
+    return 1;
+}
+
+/* The literal rules of text key: each hit; the last of them, or -1. */
+static int lookup(const char *key)
+{
+    int last = -1;
+    for (int r = *find(key); r >= 0; r = rules[r].same) {
+        rules[r].hit = 1;
+        last = r;
+    }
+    return last;
 }
 
 int tf__select_wants(const tf_tu *tu, const char *name)
 {
     int selected = nrules == 0 || !rules[0].include;
-    for (int i = 0; i < nrules; i++)
-        if (tf__function_matches(rules[i].glob, tu, name)) {
-            rules[i].hit = 1;
-            selected = rules[i].include;
+    if (!indexed && !make_index()) {
+        for (int i = 0; i < nrules; i++)
+            if (tf__function_matches(rules[i].glob, tu, name)) {
+                rules[i].hit = 1;
+                selected = rules[i].include;
+            }
+        return selected;
+    }
+    /* the last rule that matches decides; a literal with a '.' is only ever
+     * "tu.name", as for tf__function_matches */
+    int last = strchr(name, '.') ? -1 : lookup(name);
+    if (anydotted) { /* literals with a '.' are "tu.name" */
+        size_t t = strlen(tu->name), k = strlen(name);
+        char small[512], *full = t + k + 2 <= sizeof small ? small : malloc(t + k + 2);
+        if (full) {
+            memcpy(full, tu->name, t);
+            full[t] = '.';
+            memcpy(full + t + 1, name, k + 1);
+            int r = lookup(full);
+            last = r > last ? r : last;
+            if (full != small)
+                free(full);
+        } else { /* out of memory: compared one by one */
+            for (int i = 0; i < nrules; i++)
+                if (rules[i].literal && strchr(rules[i].glob, '.') && tf__function_matches(rules[i].glob, tu, name)) {
+                    rules[i].hit = 1;
+                    last = i > last ? i : last;
+                }
         }
-    return selected;
+    }
+    for (int i = 0; i < nglobs; i++)
+        if (tf__function_matches(rules[globs[i]].glob, tu, name)) {
+            rules[globs[i]].hit = 1;
+            last = globs[i] > last ? globs[i] : last;
+        }
+    return last >= 0 ? rules[last].include : selected;
 }
 
 void tf__select_unmatched(void (*fn)(int index, const char *item, void *arg), void *arg)

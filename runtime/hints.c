@@ -48,8 +48,17 @@ static void see(tf_pending *p, const tf_tu *tu)
 {
     if (p->matched)
         return;
+    /* a name without wildcards (p->suggest) is compared as a string, and
+     * with a '.' only in the TU it names: thousands of TF_SELECT items are
+     * each seen against every TU */
+    const char *literal = p->suggest ? p->want : NULL;
+    if (literal && p->qualified) {
+        size_t t = strlen(tu->name);
+        literal = strncmp(p->want, tu->name, t) == 0 && p->want[t] == '.' ? p->want + t + 1 : "";
+    }
     for (uint32_t id = 0; id < tu->nnames; id++)
-        if (tf__function_matches(p->want, tu, tu->names[id].name)) {
+        if (literal ? strcmp(literal, tu->names[id].name) == 0
+                    : tf__function_matches(p->want, tu, tu->names[id].name)) {
             p->matched |= (tu->names[id].flags & TF_NAME_MONITOR) != 0;
             p->info |= (tu->names[id].flags & INFO_FLAGS) != 0;
         }

@@ -124,6 +124,22 @@ static void literal_items_match_whole_names(void **state)
     assert_string_equal(on(late_slots), "ab-");
     tf_select_reset();
     assert_string_equal(on(sel_slots), "abc");
+    /* literals and globs in one order: the last that matches decides */
+    assert_int_equal(tf_select("-*, +beta, +gamma, -b*, +alpha, -gamma, +gamma"), TF_OK);
+    assert_string_equal(on(sel_slots), "a-c");
+    tf_select_reset();
+    /* thousands of names (select.c looks literals up): each still counts */
+    size_t cap = 5000 * 12 + 64, len = 0;
+    char *many = malloc(cap);
+    assert_non_null(many);
+    for (int i = 0; i < 5000; i++)
+        len += (size_t)snprintf(many + len, cap - len, "-f%d,", i);
+    snprintf(many + len, cap - len, "-late.alpha,-beta,+late.beta,-f7");
+    assert_int_equal(tf_select(many), TF_OK);
+    free(many);
+    assert_string_equal(on(sel_slots), "a-c");
+    assert_string_equal(on(late_slots), "-bc");
+    tf_select_reset();
 }
 
 static void a_first_inclusion_means_only_these(void **state)
