@@ -302,8 +302,7 @@ static int append_thread(int dirfd, rt_pool *p, const rt_packet_ref *refs, uint3
         if (!got)
             continue;
         memset(packet + len + got, 0, psize - got);
-        uint32_t bits = psize * 8;
-        memcpy(packet + len + TFR_P_SIZE, &bits, sizeof bits);
+        tfr_put32(packet + len + TFR_P_SIZE, psize * 8);
         len += psize;
         batched++;
     }
@@ -322,26 +321,19 @@ static int append_thread(int dirfd, rt_pool *p, const rt_packet_ref *refs, uint3
 static void count_lost_after(rt_pool *p, rt_ring *r)
 {
     uint32_t psize = p->hdr->psize;
-    uint64_t lost = __atomic_load_n(&r->discarded, __ATOMIC_RELAXED), had, seq, end_ts, magic = 0;
+    uint64_t lost = __atomic_load_n(&r->discarded, __ATOMIC_RELAXED);
     off_t end = lseek(r->fd, 0, SEEK_END);
     if (!lost || __atomic_load_n(&r->cur, __ATOMIC_ACQUIRE) != TFR_NONE || end < (off_t)psize ||
-        end % psize || pread(r->fd, packet, TFR_P_HEADER, end - psize) != TFR_P_HEADER)
+        end % psize || pread(r->fd, packet, TFR_P_HEADER, end - psize) != TFR_P_HEADER ||
+        tfr_get32(packet + TFR_P_MAGIC) != TFR_PACKET_MAGIC || tfr_get64(packet + TFR_P_DISCARDED) >= lost)
         return;
-    memcpy(&magic, packet + TFR_P_MAGIC, 4);
-    memcpy(&had, packet + TFR_P_DISCARDED, 8);
-    if (magic != TFR_PACKET_MAGIC || had >= lost)
-        return;
-    memcpy(&seq, packet + TFR_P_SEQ, 8);
-    memcpy(&end_ts, packet + TFR_P_TS_END, 8);
-    uint64_t last = __atomic_load_n(&r->last, __ATOMIC_RELAXED), now = last > end_ts ? last : end_ts;
-    uint32_t content = TFR_P_HEADER * 8, bits = psize * 8;
-    seq++;
-    memcpy(packet + TFR_P_TS_BEGIN, &end_ts, 8);
-    memcpy(packet + TFR_P_TS_END, &now, 8);
-    memcpy(packet + TFR_P_CONTENT, &content, 4);
-    memcpy(packet + TFR_P_SIZE, &bits, 4);
-    memcpy(packet + TFR_P_SEQ, &seq, 8);
-    memcpy(packet + TFR_P_DISCARDED, &lost, 8);
+    uint64_t end_ts = tfr_get64(packet + TFR_P_TS_END), last = __atomic_load_n(&r->last, __ATOMIC_RELAXED);
+    tfr_put64(packet + TFR_P_TS_BEGIN, end_ts);
+    tfr_put64(packet + TFR_P_TS_END, last > end_ts ? last : end_ts);
+    tfr_put32(packet + TFR_P_CONTENT, TFR_P_HEADER * 8);
+    tfr_put32(packet + TFR_P_SIZE, psize * 8);
+    tfr_put64(packet + TFR_P_SEQ, tfr_get64(packet + TFR_P_SEQ) + 1);
+    tfr_put64(packet + TFR_P_DISCARDED, lost);
     memset(packet + TFR_P_HEADER, 0, psize - TFR_P_HEADER);
     append_batch(r, psize, 1);
 }

@@ -39,6 +39,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define TFR_MAGIC "TFRINGS1" /* 8 bytes; the last thing stored when the file is made */
 #define TFR_VERSION 1u
@@ -186,5 +187,12 @@ enum {
 #define TFR_PACKET_MAGIC 0xC1FC1FC1u
 _Static_assert(TFR_P_THREAD + 16 == TFR_P_HEADER, "the context ends with the 16-byte thread name");
 _Static_assert(TFR_P_HEADER % 8 == 0, "events start 8-aligned");
+
+/* A field of a packet header or of the file, at any alignment, in the
+ * machine's byte order (the metadata says which). */
+static inline uint32_t tfr_get32(const unsigned char *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+static inline uint64_t tfr_get64(const unsigned char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+static inline void tfr_put32(unsigned char *p, uint32_t v) { memcpy(p, &v, 4); }
+static inline void tfr_put64(unsigned char *p, uint64_t v) { memcpy(p, &v, 8); }
 
 #endif

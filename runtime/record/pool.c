@@ -419,10 +419,6 @@ static uint32_t recycle_own(rt_pool *p, rt_ring *r)
     return s;
 }
 
-static void put32(unsigned char *p, uint32_t v) { memcpy(p, &v, 4); }
-static void put64(unsigned char *p, uint64_t v) { memcpy(p, &v, 8); }
-static uint32_t get32(const unsigned char *p) { uint32_t v; memcpy(&v, p, 4); return v; }
-static uint64_t get64(const unsigned char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
 
 /* r's open packet, closed as a reader needs it and put at its window's end. */
 static void close_open(rt_pool *p, rt_ring *r)
@@ -430,10 +426,10 @@ static void close_open(rt_pool *p, rt_ring *r)
     uint32_t s = r->cur;
     unsigned char *pk = rt_packet(p, s);
     uint32_t bits = (uint32_t)(r->pos - (uint64_t)(uintptr_t)pk) * 8;
-    put64(pk + TFR_P_TS_END, r->last);
-    put32(pk + TFR_P_CONTENT, bits);
-    put32(pk + TFR_P_SIZE, bits);
-    put64(pk + TFR_P_DISCARDED, r->discarded);
+    tfr_put64(pk + TFR_P_TS_END, r->last);
+    tfr_put32(pk + TFR_P_CONTENT, bits);
+    tfr_put32(pk + TFR_P_SIZE, bits);
+    tfr_put64(pk + TFR_P_DISCARDED, r->discarded);
     if (r->rare)
         p->slots[s].flags |= TFR_SLOT_RARE;
     r->rare = 0;
@@ -455,14 +451,14 @@ static void open_packet(rt_pool *p, rt_ring *r, uint32_t s, uint64_t now)
     sl->flags = 0;
     unsigned char *pk = rt_packet(p, s);
     uint64_t seq = r->seq + 1; /* UINT64_MAX + 1: the first is 0 */
-    put32(pk + TFR_P_MAGIC, TFR_PACKET_MAGIC);
-    put64(pk + TFR_P_TS_BEGIN, now);
-    put64(pk + TFR_P_TS_END, now);
-    put32(pk + TFR_P_CONTENT, 0);
-    put32(pk + TFR_P_SIZE, 0);
-    put64(pk + TFR_P_SEQ, seq);
-    put64(pk + TFR_P_DISCARDED, r->discarded);
-    put32(pk + TFR_P_TID, r->tid);
+    tfr_put32(pk + TFR_P_MAGIC, TFR_PACKET_MAGIC);
+    tfr_put64(pk + TFR_P_TS_BEGIN, now);
+    tfr_put64(pk + TFR_P_TS_END, now);
+    tfr_put32(pk + TFR_P_CONTENT, 0);
+    tfr_put32(pk + TFR_P_SIZE, 0);
+    tfr_put64(pk + TFR_P_SEQ, seq);
+    tfr_put64(pk + TFR_P_DISCARDED, r->discarded);
+    tfr_put32(pk + TFR_P_TID, r->tid);
     char name[16];
     tf__thread_name(name);
     memcpy(pk + TFR_P_THREAD, name, 16);
@@ -518,7 +514,7 @@ static uint32_t next_ring_mode(rt_pool *p, rt_ring *r, int *why)
 
 static uint64_t seq_of(const rt_pool *p, uint32_t s)
 {
-    return get64(rt_packet(p, s) + TFR_P_SEQ);
+    return tfr_get64(rt_packet(p, s) + TFR_P_SEQ);
 }
 
 /* Stream mode: a packet the writer is done with, or TFR_NONE with
@@ -741,7 +737,7 @@ size_t rt_pool_copy(rt_pool *p, const rt_packet_ref *ref, unsigned char *out)
     uint64_t pos = __atomic_load_n(&r->pos, __ATOMIC_ACQUIRE), at = (uint64_t)(uintptr_t)pk;
     open = open && pos >= at + TFR_P_HEADER && pos <= at + psize;
     SEQLOCK_READS_BEGIN();
-    size_t len = open ? (size_t)(pos - at) : get32(pk + TFR_P_CONTENT) / 8;
+    size_t len = open ? (size_t)(pos - at) : tfr_get32(pk + TFR_P_CONTENT) / 8;
     if (len >= TFR_P_HEADER && len <= psize)
         memcpy(out, pk, len);
     SEQLOCK_READS_END();
@@ -750,16 +746,16 @@ size_t rt_pool_copy(rt_pool *p, const rt_packet_ref *ref, unsigned char *out)
     uint64_t last = __atomic_load_n(&r->last, __ATOMIC_RELAXED);
     uint64_t discarded = __atomic_load_n(&r->discarded, __ATOMIC_RELAXED);
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
-    if (__atomic_load_n(&sl->gen, __ATOMIC_RELAXED) != g || get64(out + TFR_P_SEQ) != ref->seq)
+    if (__atomic_load_n(&sl->gen, __ATOMIC_RELAXED) != g || tfr_get64(out + TFR_P_SEQ) != ref->seq)
         return 0; /* reopened while we copied */
     if (open) {
-        put64(out + TFR_P_TS_END, last);
-        put32(out + TFR_P_CONTENT, (uint32_t)len * 8);
-        put32(out + TFR_P_SIZE, (uint32_t)len * 8);
-        put64(out + TFR_P_DISCARDED, discarded);
+        tfr_put64(out + TFR_P_TS_END, last);
+        tfr_put32(out + TFR_P_CONTENT, (uint32_t)len * 8);
+        tfr_put32(out + TFR_P_SIZE, (uint32_t)len * 8);
+        tfr_put64(out + TFR_P_DISCARDED, discarded);
     }
-    if (get64(out + TFR_P_TS_END) < get64(out + TFR_P_TS_BEGIN))
-        put64(out + TFR_P_TS_END, get64(out + TFR_P_TS_BEGIN));
+    if (tfr_get64(out + TFR_P_TS_END) < tfr_get64(out + TFR_P_TS_BEGIN))
+        tfr_put64(out + TFR_P_TS_END, tfr_get64(out + TFR_P_TS_BEGIN));
     return len;
 }
 

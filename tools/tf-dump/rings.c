@@ -74,10 +74,6 @@ static void quoted(text *t, const char *s, size_t cap)
     puts_(t, "\"");
 }
 
-static uint64_t u64(const unsigned char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
-static uint32_t u32(const unsigned char *p) { uint32_t v; memcpy(&v, p, 4); return v; }
-static void put32(unsigned char *p, uint32_t v) { memcpy(p, &v, 4); }
-static void put64(unsigned char *p, uint64_t v) { memcpy(p, &v, 8); }
 
 #define PUT_LOST(e, name, what) printf_(t, "\ttf_lost_" name " = %llu;\n", (unsigned long long)h->lost[TFR_LOST_##e]);
 #define PUT_DROP(e, name, what) printf_(t, "\ttf_dropped_" name " = %llu;\n", (unsigned long long)h->drops[TFR_DROP_##e]);
@@ -230,10 +226,10 @@ static int packet_of(const unsigned char *img, const tfr_header *h, uint32_t s, 
     const unsigned char *pk = img + h->packets_off + (uint64_t)s * h->psize;
     uint64_t at = h->base + h->packets_off + (uint64_t)s * h->psize;
     size_t len = r->cur == s && r->pos >= at + TFR_P_HEADER && r->pos <= at + h->psize
-                     ? (size_t)(r->pos - at) : u32(pk + TFR_P_CONTENT) / 8;
+                     ? (size_t)(r->pos - at) : tfr_get32(pk + TFR_P_CONTENT) / 8;
     if (len < TFR_P_HEADER || len > h->psize)
         return 0;
-    *out = (ref){r->number, s, u64(pk + TFR_P_SEQ), len};
+    *out = (ref){r->number, s, tfr_get64(pk + TFR_P_SEQ), len};
     return 1;
 }
 
@@ -245,13 +241,13 @@ static void copy_packet(unsigned char *to, const unsigned char *img, const tfr_h
     const tfr_ring *r = (const tfr_ring *)(const void *)(img + h->rings_off) + (sl->ring - 1);
     memcpy(to, pk, f->len);
     if (r->cur == f->slot) {
-        put64(to + TFR_P_TS_END, r->last);
-        put32(to + TFR_P_CONTENT, (uint32_t)f->len * 8);
-        put64(to + TFR_P_DISCARDED, r->discarded);
+        tfr_put64(to + TFR_P_TS_END, r->last);
+        tfr_put32(to + TFR_P_CONTENT, (uint32_t)f->len * 8);
+        tfr_put64(to + TFR_P_DISCARDED, r->discarded);
     }
-    put32(to + TFR_P_SIZE, (uint32_t)f->len * 8);
-    if (u64(to + TFR_P_TS_END) < u64(to + TFR_P_TS_BEGIN))
-        put64(to + TFR_P_TS_END, u64(to + TFR_P_TS_BEGIN));
+    tfr_put32(to + TFR_P_SIZE, (uint32_t)f->len * 8);
+    if (tfr_get64(to + TFR_P_TS_END) < tfr_get64(to + TFR_P_TS_BEGIN))
+        tfr_put64(to + TFR_P_TS_END, tfr_get64(to + TFR_P_TS_BEGIN));
 }
 
 /* Rings that were writing an event when the process stopped: it is left out. */
