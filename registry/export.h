@@ -85,6 +85,12 @@ int tf__group_each_subgroup(const char *group, int (*fn)(const char *name, void 
  * matches "<tu>.<name>", or the name alone when it has no '.' (triggers and
  * tf-ctl functions match the same way). */
 int tf__function_matches(const char *glob, const tf_tu *tu, const char *name);
+/* A glob without '*', '?', '[' or '\' matches only what it spells. */
+int tf__glob_literal(const char *glob);
+/* The function name such a literal glob asks for in tu: the glob itself
+ * without a '.', the part after "<tu>." with one, NULL if it names another
+ * TU. */
+const char *tf__literal_name_in(const char *literal, const tf_tu *tu);
 /* Why the glob of len bytes at g would not match as written (fnmatch takes
  * an unclosed '[' or a trailing '\' literally), or NULL. */
 const char *tf__glob_problem(const char *g, size_t len);

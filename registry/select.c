@@ -19,7 +19,7 @@ struct rule {
     int include;
     int hit;    /* matched a monitored function of some TU: it did something */
     int item;   /* its place in TF_SELECT (1-based, bad items counted); 0: from a call */
-    int literal; /* no '*', '?', '[' or '\\': matches what it spells (literal_matches) */
+    int literal; /* tf__glob_literal: looked up in the table below */
     int same;   /* literal: the next rule of the same text, or -1 */
     char *glob;
 };
@@ -31,29 +31,39 @@ static int nrules, caprules;
  * a selection of thousands of names (a script's) against every function of
  * every TU is then a lookup or two per function, not thousands of compares.
  * An open-addressed table of the first rule of each text (chained by
- * .same, in order), made again when rules change. */
-static int *table, tablesize; /* -1: empty */
-static int *globs, nglobs;    /* the rules that are not literal, in order */
-static int anydotted;         /* some literal has a '.': look up "tu.name" too */
-static int indexed;
-static void unindex(void);
+ * .same, in order), made when first needed after the rules change. */
+static int *table, tablesize; /* -1: empty; NULL: not made */
+static int anydotted;         /* some literal has a '.': look up "<tu>.<name>" too */
 
-/* A glob without '*', '?', '[' or '\' matches what it spells (fnmatch
- * without flags gives '.' and '/' no meaning): compared as a string, many
- * times faster than fnmatch, for whoever matches a glob against every
- * function of every TU (triggers, hints, TF_OUT's items). */
-static int literal_matches(const char *glob, const tf_tu *tu, const char *name)
+static void unindex(void)
 {
-    if (!strchr(glob, '.'))
-        return strcmp(glob, name) == 0;
-    size_t t = strlen(tu->name);
-    return strncmp(glob, tu->name, t) == 0 && glob[t] == '.' && strcmp(glob + t + 1, name) == 0;
+    free(table);
+    table = NULL;
+    tablesize = anydotted = 0;
 }
 
+int tf__glob_literal(const char *glob)
+{
+    return !strpbrk(glob, "*?[\\");
+}
+
+const char *tf__literal_name_in(const char *literal, const tf_tu *tu)
+{
+    if (!strchr(literal, '.'))
+        return literal;
+    size_t t = strlen(tu->name);
+    return strncmp(literal, tu->name, t) == 0 && literal[t] == '.' ? literal + t + 1 : NULL;
+}
+
+/* fnmatch without flags gives '.' and '/' no meaning: a literal is compared
+ * as a string, many times faster, for whoever matches a glob against every
+ * function of every TU (triggers, hints, TF_OUT's items). */
 int tf__function_matches(const char *glob, const tf_tu *tu, const char *name)
 {
-    if (!strpbrk(glob, "*?[\\"))
-        return literal_matches(glob, tu, name);
+    if (tf__glob_literal(glob)) {
+        const char *want = tf__literal_name_in(glob, tu);
+        return want && strcmp(want, name) == 0;
+    }
     if (!strchr(glob, '.'))
         return fnmatch(glob, name, 0) == 0;
     size_t t = strlen(tu->name), k = strlen(name);
@@ -138,7 +148,7 @@ static int add_rule(int include, const char *glob, size_t len, int item)
     char *g = strndup(glob, len);
     if (!g)
         return TF_ENOMEM;
-    rules[nrules++] = (struct rule){include, 0, item, !strpbrk(g, "*?[\\"), -1, g};
+    rules[nrules++] = (struct rule){include, 0, item, tf__glob_literal(g), -1, g};
     unindex();
     return TF_OK;
 }
@@ -173,32 +183,37 @@ void tf__select_reset(void)
     unindex();
 }
 
-static uint32_t hash(const char *key)
+/* FNV-1a of "<tu>.<name>", or of name alone without tu. */
+static uint32_t hash(const tf_tu *tu, const char *name)
 {
-    uint32_t h = 2166136261u; /* FNV-1a */
-    for (; *key; key++)
-        h = (h ^ (unsigned char)*key) * 16777619u;
+    uint32_t h = 2166136261u;
+    for (const char *k = tu ? tu->name : ""; *k; k++)
+        h = (h ^ (unsigned char)*k) * 16777619u;
+    if (tu)
+        h = (h ^ (unsigned char)'.') * 16777619u;
+    for (; *name; name++)
+        h = (h ^ (unsigned char)*name) * 16777619u;
     return h;
 }
 
-/* The table's slot of key: that of its first rule, or an empty one. */
-static int *find(const char *key)
+/* Whether glob is the text "<tu>.<name>" (name without tu). */
+static int spells(const char *glob, const tf_tu *tu, const char *name)
+{
+    const char *want = tu ? tf__literal_name_in(glob, tu) : glob;
+    return want && (!tu || want != glob) && strcmp(want, name) == 0;
+}
+
+/* The table's slot of the text "<tu>.<name>" (name without tu): that of
+ * its first rule, or an empty one. */
+static int *find(const tf_tu *tu, const char *name)
 {
     uint32_t mask = (uint32_t)tablesize - 1;
-    for (uint32_t h = hash(key) & mask;; h = (h + 1) & mask)
-        if (table[h] < 0 || strcmp(rules[table[h]].glob, key) == 0)
+    for (uint32_t h = hash(tu, name) & mask;; h = (h + 1) & mask)
+        if (table[h] < 0 || spells(rules[table[h]].glob, tu, name))
             return &table[h];
 }
 
-static void unindex(void)
-{
-    free(table);
-    free(globs);
-    table = globs = NULL;
-    tablesize = nglobs = anydotted = indexed = 0;
-}
-
-/* Makes the index; 0 if out of memory (then every rule is matched). */
+/* Makes the table; 0 if out of memory (then every rule is matched). */
 static int make_index(void)
 {
     int nlit = 0;
@@ -207,41 +222,30 @@ static int make_index(void)
     int size = 16;
     while (size < 2 * nlit)
         size *= 2;
-    table = malloc((size_t)size * sizeof *table);
-    globs = malloc((size_t)(nrules - nlit + 1) * sizeof *globs);
-    if (!table || !globs) {
-        unindex();
+    if (!(table = malloc((size_t)size * sizeof *table)))
         return 0;
-    }
     tablesize = size;
     for (int h = 0; h < size; h++)
         table[h] = -1;
-    int *last = NULL; /* the chain's end of the text just found */
     for (int i = 0; i < nrules; i++) {
         rules[i].same = -1;
-        if (!rules[i].literal) {
-            globs[nglobs++] = i;
+        if (!rules[i].literal)
             continue;
-        }
         anydotted |= strchr(rules[i].glob, '.') != NULL;
-        int *slot = find(rules[i].glob);
-        if (*slot < 0) {
-            *slot = i;
-            continue;
-        }
-        for (last = &rules[*slot].same; *last >= 0; last = &rules[*last].same)
-            ;
-        *last = i;
+        int *at = find(NULL, rules[i].glob);
+        while (*at >= 0)
+            at = &rules[*at].same; /* the end of its text's chain */
+        *at = i;
     }
-    indexed = 1;
     return 1;
 }
 
-/* The literal rules of text key: each hit; the last of them, or -1. */
-static int lookup(const char *key)
+/* The literal rules of the text "<tu>.<name>" (name without tu): each hit;
+ * the last of them, or -1. */
+static int lookup(const tf_tu *tu, const char *name)
 {
     int last = -1;
-    for (int r = *find(key); r >= 0; r = rules[r].same) {
+    for (int r = *find(tu, name); r >= 0; r = rules[r].same) {
         rules[r].hit = 1;
         last = r;
     }
@@ -251,40 +255,18 @@ static int lookup(const char *key)
 int tf__select_wants(const tf_tu *tu, const char *name)
 {
     int selected = nrules == 0 || !rules[0].include;
-    if (!indexed && !make_index()) {
-        for (int i = 0; i < nrules; i++)
-            if (tf__function_matches(rules[i].glob, tu, name)) {
-                rules[i].hit = 1;
-                selected = rules[i].include;
-            }
-        return selected;
+    int indexed = table || make_index(), last = -1;
+    if (indexed) {
+        /* a literal with a '.' is only ever "<tu>.<name>" (tf__function_matches) */
+        last = strchr(name, '.') ? -1 : lookup(NULL, name);
+        int r = anydotted ? lookup(tu, name) : -1;
+        last = r > last ? r : last;
     }
-    /* the last rule that matches decides; a literal with a '.' is only ever
-     * "tu.name", as for tf__function_matches */
-    int last = strchr(name, '.') ? -1 : lookup(name);
-    if (anydotted) { /* literals with a '.' are "tu.name" */
-        size_t t = strlen(tu->name), k = strlen(name);
-        char small[512], *full = t + k + 2 <= sizeof small ? small : malloc(t + k + 2);
-        if (full) {
-            memcpy(full, tu->name, t);
-            full[t] = '.';
-            memcpy(full + t + 1, name, k + 1);
-            int r = lookup(full);
-            last = r > last ? r : last;
-            if (full != small)
-                free(full);
-        } else { /* out of memory: compared one by one */
-            for (int i = 0; i < nrules; i++)
-                if (rules[i].literal && strchr(rules[i].glob, '.') && tf__function_matches(rules[i].glob, tu, name)) {
-                    rules[i].hit = 1;
-                    last = i > last ? i : last;
-                }
-        }
-    }
-    for (int i = 0; i < nglobs; i++)
-        if (tf__function_matches(rules[globs[i]].glob, tu, name)) {
-            rules[globs[i]].hit = 1;
-            last = globs[i] > last ? globs[i] : last;
+    /* the last rule that matches decides */
+    for (int i = 0; i < nrules; i++)
+        if (!(indexed && rules[i].literal) && tf__function_matches(rules[i].glob, tu, name)) {
+            rules[i].hit = 1;
+            last = i > last ? i : last;
         }
     return last >= 0 ? rules[last].include : selected;
 }

@@ -48,15 +48,11 @@ static void see(tf_pending *p, const tf_tu *tu)
 {
     if (p->matched)
         return;
-    /* a name without wildcards (p->suggest) is compared as a string, and
-     * with a '.' only in the TU it names: thousands of TF_SELECT items are
-     * each seen against every TU */
-    const char *literal = p->suggest ? p->want : NULL;
-    if (literal && p->qualified) {
-        size_t t = strlen(tu->name);
-        literal = strncmp(p->want, tu->name, t) == 0 && p->want[t] == '.' ? p->want + t + 1 : "";
-    }
-    for (uint32_t id = 0; id < tu->nnames; id++)
+    /* a name without wildcards (p->suggest) is compared in the TU it names
+     * only, resolved once per TU: thousands of TF_SELECT items are each
+     * seen against every TU */
+    const char *literal = p->suggest ? tf__literal_name_in(p->want, tu) : NULL;
+    for (uint32_t id = 0; id < tu->nnames && (literal || !p->suggest); id++)
         if (literal ? strcmp(literal, tu->names[id].name) == 0
                     : tf__function_matches(p->want, tu, tu->names[id].name)) {
             p->matched |= (tu->names[id].flags & TF_NAME_MONITOR) != 0;
@@ -92,7 +88,7 @@ tf_pending *tf__pending_function(const char *want)
         free(p);
         return NULL;
     }
-    p->suggest = !strpbrk(want, "*?[\\");
+    p->suggest = tf__glob_literal(want);
     p->qualified = strchr(want, '.') != NULL;
     tf_nearest_begin(&p->near, want);
     pthread_mutex_lock(&lock);
