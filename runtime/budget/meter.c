@@ -104,6 +104,17 @@ static inline bg_count *count_in(bg_meter *m, int id, bg_thread **tp)
     return c;
 }
 
+/* The wrapped enter of a call timed from t0, open until its exit: a sample
+ * standing for interval calls, or a first call (interval 0). */
+static void timed_enter(bg_meter *m, bg_thread *t, int id, const tf_args *args, uintptr_t sp,
+                        uint64_t t0, uint32_t interval)
+{
+    m->inner->ops->enter(m->inner, id, args);
+    uint64_t t1 = sample_clock();
+    bg_open o = {m, id, m->first + (uint32_t)id, interval, sp, t1, t1 - t0};
+    push(t, &o);
+}
+
 /* A function's first call on the thread: its monitors make their state for
  * it then, once (the timing monitor its entry, the recorder its event
  * class: some 4.5 us where a call then costs 0.1 us). Timed, but no sample:
@@ -112,11 +123,7 @@ static inline bg_count *count_in(bg_meter *m, int id, bg_thread **tp)
 TF_COLD static void first_enter(bg_meter *m, bg_thread *t, int id, const tf_args *args,
                                 uintptr_t sp)
 {
-    uint64_t t0 = sample_clock();
-    m->inner->ops->enter(m->inner, id, args);
-    uint64_t t1 = sample_clock();
-    bg_open o = {m, id, m->first + (uint32_t)id, 0, sp, t1, t1 - t0};
-    push(t, &o);
+    timed_enter(m, t, id, args, sp, sample_clock(), 0);
 }
 
 /* A sampled call (its thread's countdown reached 0): the clock is read
@@ -144,10 +151,7 @@ TF_COLD static void sampled_enter(bg_meter *m, bg_thread *t, int id, const tf_ar
     }
     uint32_t interval = t->interval;
     next_interval(t);
-    m->inner->ops->enter(m->inner, id, args);
-    uint64_t t1 = sample_clock();
-    bg_open o = {m, id, m->first + (uint32_t)id, interval, sp, t1, t1 - t0};
-    push(t, &o);
+    timed_enter(m, t, id, args, sp, t0, interval);
 }
 
 uint32_t bg_window_gen;
