@@ -66,10 +66,11 @@ typedef struct bg_thread {
     int32_t top_id;          /* so that an exit checks two words */
     pid_t tid;               /* its owner's, for its CPU clock (bg_threads_poke) */
     /* what its sampled calls say its hooks spent in the budget thread's
-     * window bg_window_gen, since its first sample in it (.budget.hurry) */
+     * window bg_window_gen, in spans from its first sample in it (.budget.hurry) */
     uint32_t gen;
     int hurried;
-    uint64_t hstart, hspend; /* ticks */
+    uint64_t hstart, hspend; /* ticks: the span's start, what it spent */
+    uint64_t hprev, hprevlen; /* the span before: what it spent, how long it was */
     uint64_t once;           /* ticks of its functions' first calls (.budget.sample); never reset */
     bg_open open[BG_OPEN];
     bg_count *chunk[BG_CHUNKS];
@@ -262,8 +263,9 @@ void bg_wake(void);
 
 /* ---- hurrying the judge (.budget.hurry) ------------------------------------------
  * A thread whose sampled calls say its hooks spent more than one and a
- * half budgets of the time since the window began (after a slack: the
- * budget of 2 ms, at least 0.1 ms) wakes the budget thread at once, once a window (meter.c):
+ * half budgets of the last 2 to 4 ms of the window (two spans: the current
+ * and the one before; after a slack: the budget of 0.5 ms, at least 0.1 ms)
+ * wakes the budget thread at once, once a window (meter.c):
  * a new phase's hot functions are cut within a fraction of a millisecond,
  * not at the window's end. The budget thread sets the words (relaxed) each
  * window; bg_hurry_permille 0: off. */
@@ -272,6 +274,7 @@ extern uint64_t bg_hurry_base;    /* ticks a metered call costs, and what sampli
 extern uint64_t bg_hurry_floor;   /* adds to a sampled one (bg_calib) */
 extern uint64_t bg_hurry_permille;/* 1.5 budgets, per mille of the time */
 extern uint64_t bg_hurry_slack;   /* the slack, in ticks x 1000 */
+extern uint64_t bg_hurry_span;    /* ticks measured over: this span and the one before; 0: the window */
 /* budget.c: async-signal-safe (an atomic add and a futex wake), keeps errno. */
 void bg_hurry(void);
 

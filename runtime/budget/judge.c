@@ -35,8 +35,9 @@
 
 #define MIN_CPU_NS 1e6
 #define MIN_HURRIED_CPU_NS 1e5 /* a hurried window (.budget.hurry) is judged from 0.1 ms */
-#define HURRY_SLACK_NS 2e6     /* the budget of this much time before a thread hurries, */
-#define HURRY_OVER 1.5         /* and its hooks' share of the time, in budgets, after which it does */
+#define HURRY_SLACK_NS 5e5     /* the budget of this much time before a thread hurries, */
+#define HURRY_OVER 1.5         /* and its hooks' share of the time, in budgets, after which it does, */
+#define HURRY_SPAN_NS 2e6      /* measured over the last 2 to 4 ms */
 #define KEEP_IN_DEBT 0.1       /* in debt, a window keeps down to this much of the budget */
 #define LONGEST_WINDOW_NS 1000000000ull
 #define COST_CAP_NS 100000.0     /* a sample counts at most this much, */
@@ -386,6 +387,7 @@ static void next_window(double budget, int off)
     /* at least what a hurried window needs to be judged: the hooks ran in it */
     double slack = fmax(budget * HURRY_SLACK_NS, MIN_HURRIED_CPU_NS);
     __atomic_store_n(&bg_hurry_slack, (uint64_t)(slack / tick * 1000), __ATOMIC_RELAXED);
+    __atomic_store_n(&bg_hurry_span, (uint64_t)(HURRY_SPAN_NS / tick), __ATOMIC_RELAXED);
     /* the hooks count what samples see: SEEN_SHARE of the cost (.budget.unseen) */
     __atomic_store_n(&bg_hurry_permille, off ? 0 : (uint64_t)fmax(1, 1000 * HURRY_OVER * budget * SEEN_SHARE),
                      __ATOMIC_RELAXED);

@@ -155,17 +155,27 @@ TF_COLD static void sampled_enter(bg_meter *m, bg_thread *t, int id, const tf_ar
 }
 
 uint32_t bg_window_gen;
-uint64_t bg_hurry_base, bg_hurry_floor, bg_hurry_permille, bg_hurry_slack;
+uint64_t bg_hurry_base, bg_hurry_floor, bg_hurry_permille, bg_hurry_slack, bg_hurry_span;
 
-/* .budget.hurry: a sampled call stands for the calls of its interval; once the thread's hooks spent more than one and a half budgets of
- * the window so far (after the slack), the budget thread judges at once.
- * Integers only (hooks use no floating point). */
+/* .budget.hurry: a sampled call stands for the calls of its interval; once
+ * the thread's hooks spent more than one and a half budgets of the time they
+ * are measured over (after the slack), the budget thread judges at once.
+ * That time is the window's so far, or, with a span, the current span and
+ * the one before it: a new hot function late in a long window is not
+ * averaged with the cheap time before it. Integers only (hooks use no
+ * floating point). */
 static void hurry_check(bg_thread *t, uint32_t interval, uint64_t cost, uint64_t now)
 {
     uint32_t gen = __atomic_load_n(&bg_window_gen, __ATOMIC_RELAXED);
+    uint64_t span = __atomic_load_n(&bg_hurry_span, __ATOMIC_RELAXED);
     if (t->gen != gen) {
         t->gen = gen;
         t->hurried = 0;
+        t->hstart = now;
+        t->hspend = t->hprev = t->hprevlen = 0;
+    } else if (span && now - t->hstart >= span) {
+        t->hprev = t->hspend;
+        t->hprevlen = now - t->hstart;
         t->hstart = now;
         t->hspend = 0;
     }
@@ -174,7 +184,8 @@ static void hurry_check(bg_thread *t, uint32_t interval, uint64_t cost, uint64_t
     t->hspend += (uint64_t)interval * (__atomic_load_n(&bg_hurry_base, __ATOMIC_RELAXED) + (cost > floor ? cost - floor : 0));
     if (t->hurried || permille == 0)
         return;
-    if (t->hspend * 1000 > permille * (now - t->hstart) + __atomic_load_n(&bg_hurry_slack, __ATOMIC_RELAXED)) {
+    if ((t->hprev + t->hspend) * 1000 >
+        permille * (t->hprevlen + now - t->hstart) + __atomic_load_n(&bg_hurry_slack, __ATOMIC_RELAXED)) {
         t->hurried = 1;
         bg_hurry();
     }

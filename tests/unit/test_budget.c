@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "../../runtime/budget/budget.h"
+#include "../../runtime/clock.h"
 #include "../../runtime/config.h"
 
 /* ---- TF_BUDGET's spelling ------------------------------------------------------ */
@@ -393,6 +394,57 @@ static void test_meter_hurries(void **state)
     m->ops->destroy(m);
 }
 
+/* Cheap sampled calls for ms milliseconds, then one of `burst` ticks (its
+ * interval of 64 calls at burst / 64 each), in one window; whether it
+ * hurried, and in *seen the ticks the thread measured it over. */
+static int late_burst(tf_monitor *m, uint64_t span, double ms, uint64_t burst, uint64_t *seen)
+{
+    uint64_t hz = (uint64_t)tf__clock_hz(0), t0 = tf__clock_now();
+    bg_hurry_span = span;
+    hurry_words(1, 75, hz / 10000 * 1000); /* a slack of 0.1 ms: the first samples do not hurry */
+    for (uint64_t next = t0; tf__clock_now() - t0 < (uint64_t)(ms / 1e3 * (double)hz);) {
+        sampled_call(m, 1); /* one a call, one each 50 us: some 0.2% of the time */
+        next += hz / 20000;
+        while (tf__clock_now() < next)
+            ;
+    }
+    bg_hurry_base = burst / 64; /* the same window: no new generation */
+    sampled_call(m, 64);
+    *seen = bg_me->hprevlen + (tf__clock_now() - bg_me->hstart);
+    int hurried = bg_me->hurried;
+    bg_hurry_span = 0;
+    hurry_words(0, 0, 0);
+    return hurried;
+}
+
+/* .budget.hurry: measured over the last span or two, a new hot function late
+ * in a long window hurries the judge; over the whole window, the cheap time
+ * before it hides it. 40 ms cheap, then a sample of 15 ms x 7.5% of hooks:
+ * over 40 ms under 1.5 budgets (7.5%, 3 ms, and the slack), over two 1 ms
+ * spans far over. */
+static void test_meter_hurries_late(void **state)
+{
+    tf_monitor r = {&rec_ops, &bg_tu_desc, NULL};
+    tf_monitor *m = bg_meter_wrap(&r, &bg_tu_desc);
+    assert_non_null(m);
+    call(m, 1, 0); /* makes this thread's counters */
+    double hz = tf__clock_hz(0);
+    uint64_t ms = (uint64_t)(hz / 1e3), burst = (uint64_t)(0.075 * 15 * (double)ms), seen;
+    assert_int_equal(late_burst(m, 0, 40, burst, &seen), 0);
+    assert_true(seen >= 40 * ms); /* the whole window */
+    /* a machine that stalls the test 14 ms between two samples makes the spans
+     * that long: tried again, a few times */
+    int hurried = 0;
+    for (int k = 0; k < 5 && !hurried; k++) {
+        hurried = late_burst(m, ms, 40, burst, &seen);
+        if (!hurried && seen < 14 * ms)
+            fail_msg("not hurried over %.1f ms", (double)seen / (double)ms);
+    }
+    assert_int_equal(hurried, 1);
+    assert_true(seen < 14 * ms);
+    m->ops->destroy(m);
+}
+
 /* .budget.clock: the process's CPU clock adds another thread's time only as
  * of its last tick or switch (4 ms at HZ=250), unless that thread's own
  * clock is read first, which bg_threads_poke does for every thread with a
@@ -588,6 +640,7 @@ int main(void)
         cmocka_unit_test(test_meter_counts),
         cmocka_unit_test(test_meter_longjmp),
         cmocka_unit_test(test_meter_hurries),
+        cmocka_unit_test(test_meter_hurries_late),
         cmocka_unit_test(test_clock_up_to_date),
         cmocka_unit_test(test_shed),
         cmocka_unit_test(test_shed_unslotted),
