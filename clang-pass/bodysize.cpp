@@ -38,10 +38,10 @@ struct Sizer : RecursiveASTVisitor<Sizer> {
   bool VisitAbstractConditionalOperator(AbstractConditionalOperator *) { return count(); }
   bool VisitSwitchStmt(SwitchStmt *) { return count(); }
 
-  bool VisitForStmt(ForStmt *) { return count(); }
-  bool VisitWhileStmt(WhileStmt *) { return count(); }
-  bool VisitDoStmt(DoStmt *) { return count(); }
-  bool VisitCXXForRangeStmt(CXXForRangeStmt *) { return count(); }
+  bool VisitForStmt(ForStmt *) { return loop(); }
+  bool VisitWhileStmt(WhileStmt *) { return loop(); }
+  bool VisitDoStmt(DoStmt *) { return loop(); }
+  bool VisitCXXForRangeStmt(CXXForRangeStmt *) { return loop(); }
   bool VisitGotoStmt(GotoStmt *) { return count(); }
   bool VisitIndirectGotoStmt(IndirectGotoStmt *) { return count(); }
 
@@ -51,6 +51,10 @@ struct Sizer : RecursiveASTVisitor<Sizer> {
   }
   bool call() {
     size.calls++;
+    return count();
+  }
+  bool loop() {
+    size.loops++;
     return count();
   }
 };

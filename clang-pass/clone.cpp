@@ -80,7 +80,9 @@ void Instrumenter::makeClone(Site &s) {
   c->removeFnAttr(Attribute::AlwaysInline);
   c->removeFnAttr(Attribute::InlineHint);
   c->addFnAttr(Attribute::NoInline);
-  c->addFnAttr(Attribute::Cold);
+  // Cold, unless its body has a loop and clone-opt=full (plugin-core/size.h, hot_clone).
+  if (!core::hot_clone(s.model->size, tu.lightClones))
+    c->addFnAttr(Attribute::Cold);
   // Light (plugin-core/size.h, light_clone): optimised for size, which
   // leaves callees out of line in it, unless f itself is not for speed.
   if (core::light_clone(s.model->size, tu.lightClones) && !f->hasOptNone() && !f->hasOptSize()) {

@@ -102,7 +102,8 @@ std::string TuModel::serialize() const {
                                      {"params", std::move(ps)}, {"result", toJson(f.result)},
                                      {"void", f.isVoid}, {"rules", f.fromRules},
                                      {"rule", int64_t(f.rule)}, {"place", int64_t(f.place)}, {"call", f.call},
-                                     {"ops", int64_t(f.size.ops)}, {"calls", int64_t(f.size.calls)}});
+                                     {"ops", int64_t(f.size.ops)}, {"calls", int64_t(f.size.calls)},
+                                     {"loops", int64_t(f.size.loops)}});
   }
   for (const GroupDecl &d : decls) {
     llvm::json::Array subs;
@@ -206,6 +207,7 @@ bool TuModel::deserialize(llvm::StringRef text, TuModel &m) {
       d.call = flag(f, "call", false);
       d.size.ops = unsigned(num(f, "ops"));
       d.size.calls = unsigned(num(f, "calls"));
+      d.size.loops = unsigned(num(f, "loops"));
       d.place = unsigned(num(f, "place"));
       d.result = valueFrom(f ? f->getObject("result") : nullptr);
       if (const llvm::json::Array *ps = f ? f->getArray("params") : nullptr)

@@ -12,7 +12,7 @@ namespace tf {
 
 namespace {
 
-enum op_kind { K_NONE, K_OP, K_ASSIGN, K_DECL, K_GOTO, K_CALL };
+enum op_kind { K_NONE, K_OP, K_ASSIGN, K_DECL, K_GOTO, K_CALL, K_LOOP };
 
 struct named_kind {
     const char *code;
@@ -26,8 +26,8 @@ const named_kind named[] = {
     /* ?: and abs() the C front end has already folded */
     {"min_expr", K_OP},            {"max_expr", K_OP},           {"abs_expr", K_OP},
     {"modify_expr", K_ASSIGN},     {"init_expr", K_ASSIGN},      {"decl_expr", K_DECL},
-    {"for_stmt", K_OP},            {"while_stmt", K_OP},         {"do_stmt", K_OP},
-    {"range_for_stmt", K_OP},      {"loop_expr", K_OP},          {"goto_expr", K_GOTO},
+    {"for_stmt", K_LOOP},          {"while_stmt", K_LOOP},       {"do_stmt", K_LOOP},
+    {"range_for_stmt", K_LOOP},    {"loop_expr", K_LOOP},        {"goto_expr", K_GOTO},
 };
 
 unsigned char kinds[MAX_TREE_CODES];
@@ -64,7 +64,7 @@ bool counts(tree t, op_kind k)
     case K_GOTO:
         return source_goto(t);
     default:
-        return k == K_OP || k == K_CALL;
+        return k == K_OP || k == K_CALL || k == K_LOOP;
     }
 }
 
@@ -81,6 +81,8 @@ tree count_op(tree *tp, int *walk_subtrees, void *data)
         size.ops++;
     if (k == K_CALL)
         size.calls++;
+    if (k == K_LOOP)
+        size.loops++;
     return NULL_TREE;
 }
 

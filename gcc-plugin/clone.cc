@@ -100,7 +100,8 @@ static bool splittable_p(tree fndecl)
 /* ---- the decl of f.tf_traced ----------------------------------------------- */
 
 /* f's attributes minus those that make no sense on a local cold copy, plus
- * noinline, cold and the marker. */
+ * noinline, cold (unless f's body has a loop and clone-opt=full:
+ * plugin-core/size.h, hot_clone) and the marker. */
 static tree clone_attributes(tree fndecl)
 {
     static const char *const dropped[] = {
@@ -118,7 +119,9 @@ static tree clone_attributes(tree fndecl)
     }
     attrs = nreverse(attrs);
     attrs = tree_cons(get_identifier("noinline"), NULL_TREE, attrs);
-    attrs = tree_cons(get_identifier("cold"), NULL_TREE, attrs);
+    core::body_size size;
+    if (!body_size_of(fndecl, size) || !core::hot_clone(size, opts.light_clones))
+        attrs = tree_cons(get_identifier("cold"), NULL_TREE, attrs);
     /* The marker remembers f, for traced_origin(). */
     return tree_cons(get_identifier(TF_ENHANCED), build_tree_list(NULL_TREE, fndecl), attrs);
 }

@@ -29,6 +29,11 @@ bool light_clone(const body_size &s, bool light)
     return light && compact_clone(s);
 }
 
+bool hot_clone(const body_size &s, bool light)
+{
+    return !light && s.loops > 0;
+}
+
 std::string in_place_text(const body_size &s, unsigned inplace_size)
 {
     return std::to_string(s.ops) + " operations and " + std::to_string(s.calls) +

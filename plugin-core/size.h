@@ -46,6 +46,7 @@ constexpr unsigned compact_clone_size = 10;
 struct body_size {
     unsigned ops = 0;
     unsigned calls = 0; /* of them, calls (constructor calls, new and delete too) */
+    unsigned loops = 0; /* of them, loops (for, while, do; not a goto's) */
 };
 
 /* True when a function matched by a rules file stays uninstrumented. */
@@ -71,6 +72,15 @@ bool compact_clone(const body_size &s);
  * level: there the traced call's cost counts most, and compiling them costs
  * little. */
 bool light_clone(const body_size &s, bool light);
+
+/* True when the traced clone of a function of this size is not cold either
+ * (clone-opt=full): its body has a loop, whose time a call's hooks need not
+ * dwarf (one call of a compressor runs its loop for seconds), and a cold
+ * copy is optimised for size, without the inlining f has. Not by default:
+ * with GCC those clones cost 2.6% more .text of SQLite (1.359x plain, over
+ * the 1.35x goal; bench/README.md "What instrumenting everything costs to
+ * build"). */
+bool hot_clone(const body_size &s, bool light);
 
 /* Why: "52 operations and 3 calls, from inplace-size 30" (for verbose notes). */
 std::string in_place_text(const body_size &s, unsigned inplace_size);

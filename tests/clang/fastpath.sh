@@ -27,6 +27,7 @@ static int shared(int x) { return x * 5 + 3; }
 TF_MONITOR(fp) int one(int x) { return shared(x); }
 TF_MONITOR(fp) int two(int x) { return shared(x + 1); }
 TF_MONITOR(fp) int mid(const int *a, int n) { int s = 0, t = 1; for (int i = 0; i < n; i++) { s += a[i] * i; t ^= a[i] << 3; if (s > 100) s -= a[i] >> 2; if (t > s) t -= s * 7; else t += a[i] / 3; } return s + t * a[0]; }
+TF_MONITOR(fp) int flat(int a, int b) { int s = a * 3, t = b ^ a; if (s > 100) s -= b; if (t > s) t -= s * 7; else t += a / 3; s += t; t ^= s << 3; s = s > t ? s - t : t - s; return s + t * a; }
 SRC
 # One function's IR: from its define to the closing brace.
 irbody() { awk -v f="@$2(" 'index($0, "define ") == 1 && index($0, f) { on = 1 } on { print } on && /^}/ { exit }' "$1"; }
@@ -51,15 +52,16 @@ for opt in -O0 -O2; do
     grep -q 'vsum\.tf_traced' "$work/fp$opt.ll" && fail "$opt: variadic vsum was cloned"
     # The clone of a function of 10 operations or more is for size when the
     # function is for speed (size.h, light_clone); fib's is not.
-    mid=$(irbody "$work/fp$opt.ll" mid.tf_traced | head -1 | grep -oE '#[0-9]+ \{' | tr -d ' {')
-    [ -n "$mid" ] || fail "$opt: no mid.tf_traced"
-    mida=$(grep -E "^attributes $mid = " "$work/fp$opt.ll")
+    flat=$(irbody "$work/fp$opt.ll" flat.tf_traced | head -1 | grep -oE '#[0-9]+ \{' | tr -d ' {')
+    [ -n "$flat" ] || fail "$opt: no flat.tf_traced"
+    flata=$(grep -E "^attributes $flat = " "$work/fp$opt.ll")
     if [ "$opt" = -O2 ]; then
-        echo "$mida" | grep -q ' optsize ' && echo "$mida" | grep -q ' minsize ' ||
-            fail "$opt: mid's clone is not for size: $mida"
+        echo "$flata" | grep -q ' optsize ' && echo "$flata" | grep -q ' minsize ' ||
+            fail "$opt: flat's clone is not for size: $flata"
     else
-        echo "$mida" | grep -qE ' (optsize|minsize) ' && fail "$opt: mid's clone (optnone) is for size: $mida"
+        echo "$flata" | grep -qE ' (optsize|minsize) ' && fail "$opt: flat's clone (optnone) is for size: $flata"
     fi
+    echo "$flata" | grep -q ' cold ' || fail "$opt: flat's clone is not cold: $flata"
     grep -E "^attributes $attrs = " "$work/fp$opt.ll" | grep -qE ' (optsize|minsize) ' && fail "$opt: fib's clone is for size"
     # In place, the hooks that report values are compact (code-shape.md 3.2):
     # calls of libtf's tf_hook_enter and tf_hook_exit, declared extern_weak.
@@ -80,9 +82,14 @@ for opt in -O0 -O2; do
 done
 $cc -O2 -fplugin="$plugin" -fplugin-arg-tf-clone-opt=full -I"$inc" -S -emit-llvm "$work/fp.c" -o "$work/fpfull.ll" ||
     fail "clone-opt=full: compile to IR"
+flat=$(irbody "$work/fpfull.ll" flat.tf_traced | head -1 | grep -oE '#[0-9]+ \{' | tr -d ' {')
+[ -n "$flat" ] || fail "clone-opt=full: no flat.tf_traced"
+grep -E "^attributes $flat = " "$work/fpfull.ll" | grep -qE ' (optsize|minsize) ' && fail "clone-opt=full: flat's clone is for size"
+grep -E "^attributes $flat = " "$work/fpfull.ll" | grep -q ' cold ' || fail "clone-opt=full: flat's clone is not cold"
+# and one with a loop (mid's) is not cold either (size.h, hot_clone)
 mid=$(irbody "$work/fpfull.ll" mid.tf_traced | head -1 | grep -oE '#[0-9]+ \{' | tr -d ' {')
 [ -n "$mid" ] || fail "clone-opt=full: no mid.tf_traced"
-grep -E "^attributes $mid = " "$work/fpfull.ll" | grep -qE ' (optsize|minsize) ' && fail "clone-opt=full: mid's clone is for size"
+grep -E "^attributes $mid = " "$work/fpfull.ll" | grep -qE ' (optsize|minsize|cold) ' && fail "clone-opt=full: mid's clone (a loop) is for size or cold"
 $cc -O2 -fsanitize=thread -fplugin="$plugin" -I"$inc" -S -emit-llvm "$work/fp.c" -o "$work/fptsan.ll" || fail "tsan: compile to IR"
 for f in fib vsum; do
     irbody "$work/fptsan.ll" $f | grep -q 'load atomic .*@__tf_slots.* acquire' || fail "tsan: $f's slot load is not acquire"

@@ -160,6 +160,7 @@ TF_INFO(TF_TP_NONE) static void note(int v) {}
 TF_MONITOR(fp) long fib(int n) { note(n); return n < 2 ? n : fib(n - 1) + fib(n - 2); }
 TF_MONITOR(fp) int vsum(int n, ...) { va_list ap; va_start(ap, n); int s = va_arg(ap, int); va_end(ap); return s; }
 TF_MONITOR(fp) int mid(const int *a, int n) { int s = 0, t = 1; for (int i = 0; i < n; i++) { s += a[i] * i; t ^= a[i] << 3; if (s > 100) s -= a[i] >> 2; if (t > s) t -= s * 7; else t += a[i] / 3; } return s + t * a[0]; }
+TF_MONITOR(fp) int flat(int a, int b) { int s = a * 3, t = b ^ a; if (s > 100) s -= b; if (t > s) t -= s * 7; else t += a / 3; s += t; t ^= s << 3; s = s > t ? s - t : t - s; return s + t * a; }
 SRC
     # Disassembly of one function: its instructions up to the next symbol.
     body() { awk -v f="<$2>:" '$2 == f { on = 1; next } /^[0-9a-f]+ <.*>:$/ { on = 0 } on' "$1"; }
@@ -190,17 +191,22 @@ SRC
         fail "-O2: fib.tf_traced is not in .text.unlikely"
     # The clone of a function of 10 operations or more is compiled at -Og
     # when the function is for speed (size.h, light_clone); fib's is not,
-    # and clone-opt=full keeps the function's own level.
+    # and clone-opt=full keeps the function's own level, and makes the clone
+    # of one with a loop (mid's) not cold either (size.h, hot_clone).
     attrs() { # OPTS... -> "function attributes" lines of each clone
         $cc -fplugin="$plugin" "$@" -I"$inc" -c "$work/fp.c" -o "$work/fpa.o" -fdump-tree-optimized="$work/fpa.dump" ||
             fail "$*: compile"
         awk '/^;; Function .*\.tf_traced / { f = $3 } f && /^__attribute__\(\(.*tf enhanced/ { print f, $0; f = "" }' "$work/fpa.dump"
     }
     a=$(attrs -O2)
-    echo "$a" | grep -q '^mid\.tf_traced .*optimize ("Og")' || fail "-O2: mid's clone is not at -Og: $a"
+    echo "$a" | grep -q '^flat\.tf_traced .*optimize ("Og")' || fail "-O2: flat's clone is not at -Og: $a"
     echo "$a" | grep -q '^fib\.tf_traced .*optimize' && fail "-O2: fib's clone is not at -O2: $a"
+    echo "$a" | grep -qE '^mid\.tf_traced .*optimize \("Og"\).*cold' || fail "-O2: mid's clone is not at -Og and cold: $a"
     a=$(attrs -O2 -fplugin-arg-tf-clone-opt=full)
+    echo "$a" | grep -qE '^flat\.tf_traced .*cold' || fail "clone-opt=full: flat's clone is not cold: $a"
     echo "$a" | grep -q '^mid\.tf_traced ' || fail "clone-opt=full: no clone of mid: $a"
+    echo "$a" | grep -qE '^mid\.tf_traced .*cold' && fail "clone-opt=full: mid's clone (a loop) is cold: $a"
+    objdump -t "$work/fpa.o" | grep -qE '\.text\.unlikely.* mid\.tf_traced$' && fail "clone-opt=full: mid.tf_traced is in .text.unlikely"
     echo "$a" | grep -q 'optimize' && fail "clone-opt=full: a clone has an optimize attribute: $a"
     for opt in -O1 -Os -Og; do
         a=$(attrs $opt)
