@@ -31,15 +31,18 @@ static int nrules, caprules;
  * a selection of thousands of names (a script's) against every function of
  * every TU is then a lookup or two per function, not thousands of compares.
  * An open-addressed table of the first rule of each text (chained by
- * .same, in order), made when first needed after the rules change. */
+ * .same, in order), made when first needed after the rules change, with
+ * the list of the other rules beside it. */
 static int *table, tablesize; /* -1: empty; NULL: not made */
+static int *globs, nglobs;    /* the rules that are not literal, in order */
 static int anydotted;         /* some literal has a '.': look up "<tu>.<name>" too */
 
 static void unindex(void)
 {
     free(table);
-    table = NULL;
-    tablesize = anydotted = 0;
+    free(globs);
+    table = globs = NULL;
+    tablesize = nglobs = anydotted = 0;
 }
 
 int tf__glob_literal(const char *glob)
@@ -199,8 +202,10 @@ static uint32_t hash(const tf_tu *tu, const char *name)
 /* Whether glob is the text "<tu>.<name>" (name without tu). */
 static int spells(const char *glob, const tf_tu *tu, const char *name)
 {
-    const char *want = tu ? tf__literal_name_in(glob, tu) : glob;
-    return want && (!tu || want != glob) && strcmp(want, name) == 0;
+    if (!tu)
+        return strcmp(glob, name) == 0;
+    const char *want = strchr(glob, '.') ? tf__literal_name_in(glob, tu) : NULL;
+    return want && strcmp(want, name) == 0;
 }
 
 /* The table's slot of the text "<tu>.<name>" (name without tu): that of
@@ -222,15 +227,21 @@ static int make_index(void)
     int size = 16;
     while (size < 2 * nlit)
         size *= 2;
-    if (!(table = malloc((size_t)size * sizeof *table)))
+    table = malloc((size_t)size * sizeof *table);
+    globs = malloc((size_t)(nrules - nlit + 1) * sizeof *globs);
+    if (!table || !globs) {
+        unindex();
         return 0;
+    }
     tablesize = size;
     for (int h = 0; h < size; h++)
         table[h] = -1;
     for (int i = 0; i < nrules; i++) {
         rules[i].same = -1;
-        if (!rules[i].literal)
+        if (!rules[i].literal) {
+            globs[nglobs++] = i;
             continue;
+        }
         anydotted |= strchr(rules[i].glob, '.') != NULL;
         int *at = find(NULL, rules[i].glob);
         while (*at >= 0)
@@ -263,11 +274,13 @@ int tf__select_wants(const tf_tu *tu, const char *name)
         last = r > last ? r : last;
     }
     /* the last rule that matches decides */
-    for (int i = 0; i < nrules; i++)
-        if (!(indexed && rules[i].literal) && tf__function_matches(rules[i].glob, tu, name)) {
+    for (int k = 0; k < (indexed ? nglobs : nrules); k++) {
+        int i = indexed ? globs[k] : k;
+        if (tf__function_matches(rules[i].glob, tu, name)) {
             rules[i].hit = 1;
             last = i > last ? i : last;
         }
+    }
     return last >= 0 ? rules[last].include : selected;
 }
 

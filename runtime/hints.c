@@ -48,15 +48,17 @@ static void see(tf_pending *p, const tf_tu *tu)
 {
     if (p->matched)
         return;
-    /* a name without wildcards (p->suggest) is compared in the TU it names
+    /* a name without wildcards (p->suggest) is looked for in the TU it names
      * only, resolved once per TU: thousands of TF_SELECT items are each
      * seen against every TU */
     const char *literal = p->suggest ? tf__literal_name_in(p->want, tu) : NULL;
-    for (uint32_t id = 0; id < tu->nnames && (literal || !p->suggest); id++)
-        if (literal ? strcmp(literal, tu->names[id].name) == 0
-                    : tf__function_matches(p->want, tu, tu->names[id].name)) {
-            p->matched |= (tu->names[id].flags & TF_NAME_MONITOR) != 0;
-            p->info |= (tu->names[id].flags & INFO_FLAGS) != 0;
+    if (literal || !p->suggest)
+        for (uint32_t id = 0; id < tu->nnames; id++) {
+            const char *name = tu->names[id].name;
+            if (literal ? strcmp(literal, name) == 0 : tf__function_matches(p->want, tu, name)) {
+                p->matched |= (tu->names[id].flags & TF_NAME_MONITOR) != 0;
+                p->info |= (tu->names[id].flags & INFO_FLAGS) != 0;
+            }
         }
     if (p->matched || !p->suggest)
         return;
