@@ -100,9 +100,8 @@ static bool splittable_p(tree fndecl)
 /* ---- the decl of f.tf_traced ----------------------------------------------- */
 
 /* f's attributes minus those that make no sense on a local cold copy, plus
- * noinline, cold (unless f's body has a loop and clone-opt=full:
- * plugin-core/size.h, hot_clone) and the marker. */
-static tree clone_attributes(tree fndecl)
+ * noinline, cold if asked (clone_traced) and the marker. */
+static tree clone_attributes(tree fndecl, bool cold)
 {
     static const char *const dropped[] = {
         "always_inline", "gnu_inline", "hot", "cold", "noinline", "used", "alias", "weak",
@@ -119,8 +118,7 @@ static tree clone_attributes(tree fndecl)
     }
     attrs = nreverse(attrs);
     attrs = tree_cons(get_identifier("noinline"), NULL_TREE, attrs);
-    core::body_size size;
-    if (!body_size_of(fndecl, size) || !core::hot_clone(size, opts.light_clones))
+    if (cold)
         attrs = tree_cons(get_identifier("cold"), NULL_TREE, attrs);
     /* The marker remembers f, for traced_origin(). */
     return tree_cons(get_identifier(TF_ENHANCED), build_tree_list(NULL_TREE, fndecl), attrs);
@@ -155,7 +153,7 @@ static tree clone_type(tree fndecl)
 
 /* Like cgraph_node::create_version_clone_with_body: a copy of f's decl,
  * local, never inlined, never a constructor or virtual. */
-static tree clone_decl(tree fndecl)
+static tree clone_decl(tree fndecl, bool cold)
 {
     tree g = copy_node(fndecl);
     std::string name = IDENTIFIER_POINTER(DECL_NAME(fndecl));
@@ -163,7 +161,7 @@ static tree clone_decl(tree fndecl)
     SET_DECL_ASSEMBLER_NAME(g, clone_function_name(fndecl, "tf_traced"));
     SET_DECL_RTL(g, NULL);
     TREE_TYPE(g) = clone_type(fndecl);
-    DECL_ATTRIBUTES(g) = clone_attributes(fndecl);
+    DECL_ATTRIBUTES(g) = clone_attributes(fndecl, cold);
     TREE_PUBLIC(g) = 0;
     DECL_EXTERNAL(g) = 0;
     DECL_WEAK(g) = 0;
@@ -364,10 +362,9 @@ bool in_place_p(tree f)
  * optimised for speed (plugin-core/size.h, light_clone; clone-opt=full
  * keeps f's level): GCC's own optimize attribute, applied by its handler,
  * which makes the clone's options from f's. */
-static void lighten(tree f, tree g)
+static void lighten(tree f, tree g, const core::body_size &size)
 {
-    core::body_size size;
-    if (!body_size_of(f, size) || !core::light_clone(size, opts.light_clones) || opt_for_fn(f, optimize) < 2 ||
+    if (!core::light_clone(size, opts.light_clones) || opt_for_fn(f, optimize) < 2 ||
         opt_for_fn(f, optimize_size) || opt_for_fn(f, optimize_debug))
         return;
     static const char level[] = "Og";
@@ -384,8 +381,12 @@ tree clone_traced(tree f, tree *mm)
      * would still name the callee (calls.cc). */
     if (call_wrapper_of(f) || in_place_p(f) || !splittable_p(f))
         return NULL_TREE;
-    tree g = clone_decl(f);
-    lighten(f, g);
+    /* cold, unless f's body has a loop and clone-opt=full (plugin-core/size.h, hot_clone) */
+    core::body_size size;
+    bool sized = body_size_of(f, size);
+    tree g = clone_decl(f, !sized || !core::hot_clone(size, opts.light_clones));
+    if (sized)
+        lighten(f, g, size);
     copy_body_data id;
     memset(&id, 0, sizeof id);
     id.src_fn = f;

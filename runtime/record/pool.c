@@ -419,7 +419,6 @@ static uint32_t recycle_own(rt_pool *p, rt_ring *r)
     return s;
 }
 
-
 /* r's open packet, closed as a reader needs it and put at its window's end. */
 static void close_open(rt_pool *p, rt_ring *r)
 {

@@ -74,7 +74,6 @@ static void quoted(text *t, const char *s, size_t cap)
     puts_(t, "\"");
 }
 
-
 #define PUT_LOST(e, name, what) printf_(t, "\ttf_lost_" name " = %llu;\n", (unsigned long long)h->lost[TFR_LOST_##e]);
 #define PUT_DROP(e, name, what) printf_(t, "\ttf_dropped_" name " = %llu;\n", (unsigned long long)h->drops[TFR_DROP_##e]);
 
