@@ -10,7 +10,8 @@
  *                    the one reading it)
  *   ctx_voluntary    status "voluntary_ctxt_switches:", the process's threads
  *   ctx_involuntary  status "nonvoluntary_ctxt_switches:"
- * Not recording: nothing is read.
+ * Not recording: nothing is read. At a normal exit the thread takes one
+ * last sample before the recorder's dump (scan.c's at_exit, .wd.sample).
  */
 #define _GNU_SOURCE
 #include <dirent.h>

@@ -41,6 +41,9 @@ static wd_spec spec;            /* the watchdog (ns 0: off); written under set_l
 static uint64_t sample_ns;      /* the sampling period now; 0: none; likewise */
 static uint64_t sample_asked;   /* TF_SAMPLE, if set: sampling with or without a watchdog */
 static int running, stopping, quitting;
+static int kicked;              /* wd_set asked for a new period at once; under wake_lock */
+static int last_asked;          /* at exit: one last sample, then 0 (.wd.sample); likewise */
+static pthread_cond_t sampled;  /* last_asked went back to 0 */
 static uint64_t total_seen, total_since; /* the watchdog thread's view of the whole process */
 static int hang_reported;
 static pthread_t thread;
@@ -151,8 +154,9 @@ static void scan(const wd_spec *cur)
 /* ---- the thread --------------------------------------------------------------- */
 
 /* Sleeps until the next scan or sample, or until told to stop or changed;
- * 0: stop. *cur: the spec to scan with, *sample: the sampling period. */
-static int sleep_period(wd_spec *cur, uint64_t *sample)
+ * 0: stop. *cur: the spec to scan with, *sample: the sampling period, *last:
+ * the exit asks for its last sample. */
+static int sleep_period(wd_spec *cur, uint64_t *sample, int *last)
 {
     pthread_mutex_lock(&wake_lock);
     uint64_t p = spec.ns ? (spec.ns / 4 < PERIOD_MAX_NS ? spec.ns / 4 : PERIOD_MAX_NS) : UINT64_MAX;
@@ -162,11 +166,14 @@ static int sleep_period(wd_spec *cur, uint64_t *sample)
     uint64_t ns = (uint64_t)until.tv_nsec + p;
     until.tv_sec += (time_t)(ns / 1000000000u);
     until.tv_nsec = (long)(ns % 1000000000u);
-    if (!stopping)
+    /* a kick sent before the thread first waits is not lost (a signal would be) */
+    if (!stopping && !kicked)
         pthread_cond_timedwait(&wake, &wake_lock, &until);
+    kicked = 0;
     int go_on = !stopping;
     *cur = spec;
     *sample = sample_ns;
+    *last = last_asked;
     pthread_mutex_unlock(&wake_lock);
     return go_on;
 }
@@ -177,15 +184,22 @@ static void *run(void *arg)
     total_since = mono_ns();
     wd_spec cur;
     uint64_t sample, next_sample = 0;
-    while (sleep_period(&cur, &sample)) {
-        if (cur.ns) {
+    int last;
+    while (sleep_period(&cur, &sample, &last)) {
+        if (cur.ns && !last) {
             wd_interpose_refresh();
             scan(&cur);
         }
         uint64_t now = mono_ns();
-        if (sample && now >= next_sample) {
+        if (sample && (now >= next_sample || last)) {
             wd_sample();
             next_sample = now + sample;
+        }
+        if (last) {
+            pthread_mutex_lock(&wake_lock);
+            last_asked = 0;
+            pthread_cond_broadcast(&sampled);
+            pthread_mutex_unlock(&wake_lock);
         }
     }
     return arg;
@@ -193,7 +207,9 @@ static void *run(void *arg)
 
 static int start(char *why, size_t len)
 {
+    pthread_mutex_lock(&wake_lock);
     stopping = 0;
+    pthread_mutex_unlock(&wake_lock);
     int rc = tf__thread_start(&thread, run, "tf-watchdog");
     if (rc != 0) {
         snprintf(why, len, "cannot start the watchdog thread: %s", strerror(rc));
@@ -214,10 +230,23 @@ static void stop(void)
 }
 
 /* At exit the program's calls stop for good while exit handlers run (the
- * recorder's dump, a report): that is no hang. */
+ * recorder's dump, a report): that is no hang. While sampling, the thread
+ * takes one last sample, waited for up to a second (.wd.sample); this
+ * function runs before the recorder's dump, registered after it. */
 static void at_exit(void)
 {
     __atomic_store_n(&quitting, 1, __ATOMIC_RELAXED);
+    pthread_mutex_lock(&wake_lock);
+    if (sample_ns && !stopping) {
+        struct timespec until;
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        until.tv_sec += 1;
+        last_asked = kicked = 1;
+        pthread_cond_signal(&wake);
+        while (last_asked && pthread_cond_timedwait(&sampled, &wake_lock, &until) == 0)
+            ;
+    }
+    pthread_mutex_unlock(&wake_lock);
 }
 
 static void make_cond(void)
@@ -226,6 +255,7 @@ static void make_cond(void)
     pthread_condattr_init(&a);
     pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
     pthread_cond_init(&wake, &a);
+    pthread_cond_init(&sampled, &a);
     pthread_condattr_destroy(&a);
 }
 
@@ -278,7 +308,8 @@ int wd_set(const wd_spec *s, char *why, size_t len)
         pthread_mutex_lock(&wake_lock);
         spec = *s;
         sample_ns = sample;
-        pthread_cond_signal(&wake); /* a new period at once */
+        kicked = 1; /* a new period at once: a started thread scans and samples first thing */
+        pthread_cond_signal(&wake);
         pthread_mutex_unlock(&wake_lock);
     }
     if ((!s->ns && was) || (rc && s->ns && !was)) {
@@ -343,6 +374,8 @@ void tf__watchdog_fork(int phase)
         return;
     running = 0;
     stopping = 0;
+    kicked = 1; /* the child's first sample is its own, at once */
+    last_asked = 0;
     total_seen = 0;
     hang_reported = 0;
     char why[256];

@@ -20,6 +20,9 @@ awk -F'rss=|, threads' 'NR == 1 { first = $2 } { if ($2 < last) down++; last = $
     fail "RSS does not grow by 8 MiB or more, steadily: $(cut -d' ' -f4 counters.txt | tr '\n' ' ')"
 # the samples sit between the calls that leaked: grow's calls before the last sample
 grep -n 'wdapp\.grow->' leak.txt | head -1 | grep -q . || fail "no grow calls"
+# and the last is taken at exit, after every call (.wd.sample)
+tail -1 leak.txt | grep -qE '^\[[0-9.]+\] \(tf-watchdog\): counters ' ||
+    fail "the recording does not end in the exit's sample: $(tail -1 leak.txt)"
 
 babeltrace2 "$dir" > leak.bt 2> bt.err || fail "babeltrace2: $(cat bt.err)"
 grep -qE 'tf:counters: \{ tid = [0-9]+, thread = "tf-watchdog" \}, \{ rss = [0-9]+, threads = 3, fds = [0-9]+, ctx_voluntary = [0-9]+, ctx_involuntary = [0-9]+ \}$' leak.bt ||

@@ -28,11 +28,17 @@ expect_lines segv segv.err "tf: record: fatal signal SIGSEGV \(code 1, address 0
     "$w killed by SIGSEGV; not by the OOM killer" \
     "tf-watch: recording readable at $work/tf-record-$pid \(tf-dump $work/tf-record-$pid\)"
 watched exit3 3 exit 3
-expect_lines exit3 exit3.err "tf: record: trace in tf-record-$pid \(1 thread, ring mode\)" \
+expect_lines exit3 exit3.err "tf: record: trace in tf-record-$pid \(2 threads, ring mode\)" \
     "$w exited with status 3" \
     "tf-watch: recording readable at $work/tf-record-$pid \(tf-dump $work/tf-record-$pid\)"
 watched exit0 0 none
-expect_lines exit0 exit0.err "tf: record: trace in tf-record-[0-9]+ \(1 thread, ring mode\)"
+# tf-watch sets TF_SAMPLE=1s: at exit the watchdog thread takes a last
+# sample, the recording's last event however short the run (.wd.sample)
+expect_lines exit0 exit0.err "tf: record: trace in tf-record-[0-9]+ \(2 threads, ring mode\)"
+dir=$(sed -n 's/^tf: record: trace in \(tf-record-[0-9]*\) .*/\1/p' exit0.err)
+"$tfdump" "$dir" > exit0.txt || fail "tf-dump of exit0's recording"
+tail -1 exit0.txt | grep -qE '^\[[0-9.]+\] \(tf-watchdog\): counters rss=[1-9][0-9]*, threads=[0-9]+, ' ||
+    fail "exit0: the recording does not end in the last sample: $(tail -1 exit0.txt)"
 watched damage 4 damage
 expect_lines damage damage.err "$w exited with status 4" \
     "tf-watch: recording at $work/tf-record-$pid is damaged: tf-dump: $work/tf-record-$pid/(thread-1|\.rings-$pid-0): .*"
