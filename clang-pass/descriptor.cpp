@@ -140,10 +140,14 @@ void Instrumenter::emitDescriptor() {
     decls.push_back(ConstantStruct::get(
         declTy, {str(d.name), array("__tf_sub_" + d.name, i8p, subs), u32(subs.size()), u32(0)}));
   }
+  // Light clones (clone.cpp) come of a monitored function neither optnone nor optsize.
+  bool light = false;
+  for (const Site &s : sites)
+    light |= tu.lightClones && s.model->role == R_MONITOR && !s.fn->hasOptNone() && !s.fn->hasOptSize();
   StructType *tuTy = record("tf_tu");
   Constant *init = ConstantStruct::get(
       tuTy, {u32(TF_TU_ABI), u32(core::size_tf_tu), str(tu.file), str(tu.base), u32(names.size()), u32(groups.size()),
-             u32(decls.size()), u32(0), array("__tf_names", nameTy, names),
+             u32(decls.size()), u32(light ? TF_TU_LIGHT_CLONES : 0), array("__tf_names", nameTy, names),
              array("__tf_groups", groupTy, groups), array("__tf_decls", declTy, decls), str(core::tf_version),
              ptr(slots)});
   auto *tuVar = new GlobalVariable(m, tuTy, false, GlobalValue::InternalLinkage, init, "__tf_tu");

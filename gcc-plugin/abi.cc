@@ -396,7 +396,8 @@ void abi_emit_data(void)
                                abi_string(main_input_filename), abi_string(tu_base_name()),
                                uint_cst(u32(), t.names.size()), uint_cst(u32(), t.used_groups.size()),
                                uint_cst(u32(), groups.size()),
-                               uint_cst(u32(), 0), names_table(), groups_table(), decls_table(),
+                               uint_cst(u32(), opts.light_clones && optimize >= 2 && !optimize_size ? TF_TU_LIGHT_CLONES : 0),
+                               names_table(), groups_table(), decls_table(),
                                abi_string(core::tf_version), build_fold_addr_expr(slots())});
     tu_desc = make_static("__tf_tu", type, init, false);
     emit_cdtors(build_fold_addr_expr(tu_desc));

@@ -142,6 +142,7 @@ bg_tu *bg_tu_get(const tf_tu *tu)
         t->tu = tu;
         t->internal = 0;
         t->slotted = slotted(tu);
+        t->light = (tu->flags & TF_TU_LIGHT_CLONES) != 0;
         for (uint32_t id = 0; id < t->n; id++) {
             bg_fn *f = &bg_fns[t->first + id];
             if (f->ever)

@@ -153,6 +153,15 @@ void bg_say_at_exit(void)
         fprintf(out, "tf: budget: %llu functions were not measured (more than %u functions, or out "
                         "of memory) and could not be deselected\n",
                 (unsigned long long)bg_unmeasured, BG_MAX_FUNCS);
+    unsigned light = 0;
+    for (const bg_tu *u = bg_tus; u; u = u->next)
+        light += u->light && !u->internal;
+    if (light && t.traced)
+        fprintf(out, "tf: budget: %u translation unit%s built with light traced copies "
+                        "(-fplugin-arg-tf-clone-opt=light, the default): the calls kept there run "
+                        "bodies compiled light (GCC -Og, Clang optsize), a cost the budget cannot "
+                        "see; build with -fplugin-arg-tf-clone-opt=full\n",
+                light, light == 1 ? " was" : "s were");
     pthread_mutex_unlock(&bg_lock);
     free(v);
     if (out != stderr && fclose(out) == 0 && text)

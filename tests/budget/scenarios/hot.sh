@@ -24,3 +24,20 @@ for m in tracer record; do
     grep -v '^tf: record: ' $m.err > $m.budget.err
     expect_lines "hot-$m" $m.budget.err "$(head_re 5% 1 3)" "$(fn_re 'budapp\.tiny')"
 done
+
+# Built with the plugin's default (clone-opt=light), the calls kept (spin's,
+# slow's) run traced copies compiled light, which the budget cannot see:
+# the exit says so and how to build instead (.budget.unseen). At -O0 no
+# copy is light, and nothing is said.
+LIGHT="tf: budget: 1 translation unit was built with light traced copies \(-fplugin-arg-tf-clone-opt=light, the default\): the calls kept there run bodies compiled light \(GCC -Og, Clang optsize\), a cost the budget cannot see; build with -fplugin-arg-tf-clone-opt=full"
+for o in O2 O0; do
+    "$cc" -$o -g -fplugin="$plugin" -I"$inc" "$here/budapp.c" -L"$libdir" -ltf -lpthread -ldl \
+        -Wl,-rpath,"$libdir" -o app-$o || fail "cannot compile budapp -$o with the default clone-opt"
+    TF_MONITORS=app=timing TF_BUDGET=5% TF_REPORT=$o.csv ./app-$o hot 30 > $o.out 2> $o.err ||
+        fail "budapp -$o: exit status $?"
+    if [ $o = O2 ]; then
+        expect_lines "default-$o" $o.err "$(head_re 5% 1 3)" "$(fn_re 'budapp\.tiny')" "$LIGHT"
+    else
+        expect_lines "default-$o" $o.err "$(head_re 5% 1 3)" "$(fn_re 'budapp\.tiny')"
+    fi
+done
