@@ -183,7 +183,7 @@ static void *run(void *arg)
     tf__in_monitor = 1; /* nothing this thread calls is traced */
     total_since = mono_ns();
     wd_spec cur;
-    uint64_t sample, next_sample = 0;
+    uint64_t sample, period = 0, next_sample = 0;
     int last;
     while (sleep_period(&cur, &sample, &last)) {
         if (cur.ns && !last) {
@@ -191,6 +191,10 @@ static void *run(void *arg)
             scan(&cur);
         }
         uint64_t now = mono_ns();
+        if (sample != period) { /* the first sample a period after sampling starts (.wd.sample) */
+            period = sample;
+            next_sample = now + sample;
+        }
         if (sample && (now >= next_sample || last)) {
             wd_sample();
             next_sample = now + sample;
@@ -308,7 +312,7 @@ int wd_set(const wd_spec *s, char *why, size_t len)
         pthread_mutex_lock(&wake_lock);
         spec = *s;
         sample_ns = sample;
-        kicked = 1; /* a new period at once: a started thread scans and samples first thing */
+        kicked = 1; /* a new period at once: a started thread scans first thing */
         pthread_cond_signal(&wake);
         pthread_mutex_unlock(&wake_lock);
     }
@@ -374,7 +378,7 @@ void tf__watchdog_fork(int phase)
         return;
     running = 0;
     stopping = 0;
-    kicked = 1; /* the child's first sample is its own, at once */
+    kicked = 1; /* the child's thread scans at once */
     last_asked = 0;
     total_seen = 0;
     hang_reported = 0;
