@@ -9,6 +9,10 @@
 namespace tf {
 
 // ---- shape 3.1: fast path and traced clone ---------------------------------
+// Only a function optimised for speed gets a light clone (plugin-core/size.h,
+// light_clone); the descriptor's TF_TU_LIGHT_CLONES says whether one may.
+bool Instrumenter::forSpeed(const llvm::Function *f) { return !f->hasOptNone() && !f->hasOptSize(); }
+
 // What cannot be forwarded or copied keeps the in-place shape 3.2.
 bool Instrumenter::cloneable(llvm::Function *f) const {
   if (f->isVarArg() || f->hasFnAttribute(Attribute::Naked) || f->hasFnAttribute(Attribute::NoDuplicate) ||
@@ -85,7 +89,7 @@ void Instrumenter::makeClone(Site &s) {
     c->addFnAttr(Attribute::Cold);
   // Light (plugin-core/size.h, light_clone): optimised for size, which
   // leaves callees out of line in it, unless f itself is not for speed.
-  if (core::light_clone(s.model->size, tu.lightClones) && !f->hasOptNone() && !f->hasOptSize()) {
+  if (core::light_clone(s.model->size, tu.lightClones) && forSpeed(f)) {
     c->addFnAttr(Attribute::OptimizeForSize);
     c->addFnAttr(Attribute::MinSize);
   }

@@ -3,6 +3,7 @@
 // LLVM's layout), the strings and arrays, holders, names, groups, enum
 // tables, and the constructor/destructor that register the TU.
 
+#include <algorithm>
 #include <cstring>
 
 #include "llvm/IR/Constants.h"
@@ -140,10 +141,9 @@ void Instrumenter::emitDescriptor() {
     decls.push_back(ConstantStruct::get(
         declTy, {str(d.name), array("__tf_sub_" + d.name, i8p, subs), u32(subs.size()), u32(0)}));
   }
-  // Light clones (clone.cpp) come of a monitored function neither optnone nor optsize.
-  bool light = false;
-  for (const Site &s : sites)
-    light |= tu.lightClones && s.model->role == R_MONITOR && !s.fn->hasOptNone() && !s.fn->hasOptSize();
+  bool light = tu.lightClones && std::any_of(sites.begin(), sites.end(), [](const Site &s) {
+                 return s.model->role == R_MONITOR && forSpeed(s.fn);
+               });
   StructType *tuTy = record("tf_tu");
   Constant *init = ConstantStruct::get(
       tuTy, {u32(TF_TU_ABI), u32(core::size_tf_tu), str(tu.file), str(tu.base), u32(names.size()), u32(groups.size()),

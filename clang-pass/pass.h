@@ -49,6 +49,7 @@ class Instrumenter {
  private:
   // ---- clone.cpp: shape 3.1, fast path and traced clone ------------------
   bool cloneable(llvm::Function *f) const;
+  static bool forSpeed(const llvm::Function *f);
   void makeClone(Site &s);
 
   // ---- pass.cpp: the sites, monitored and info functions -----------------

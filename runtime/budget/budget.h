@@ -144,7 +144,7 @@ typedef struct bg_tu {
     int refs;            /* meters alive for it; 0: unloaded, its range free again */
     int slotted;         /* TF_TU_ABI 3: its functions can be switched off one by one */
     int internal;        /* the calibration's or the probe's: measures nothing of the program */
-    int light;           /* TF_TU_LIGHT_CLONES: its kept calls run traced copies built for size */
+    int light;           /* TF_TU_LIGHT_CLONES: its kept calls run traced copies compiled light */
     char *file;          /* tu->file and a hash of its names: the same code loaded */
     uint64_t hash;       /* again takes this range back (funcs.c) */
 } bg_tu;
